@@ -1,0 +1,1 @@
+"""Capability resolution and backend detection (see the capabilities issue)."""

@@ -1,0 +1,1 @@
+"""Timings and prompt-cache telemetry (see the telemetry issue)."""

@@ -1,0 +1,210 @@
+"""Chunk normalisation: one server JSON chunk in, ``ChatResponseUpdate``s out.
+
+This is where the servers' differences end (research/wire.md §2, §3, §7):
+
+* the delta is read *before* ``finish_reason``: vLLM puts the last token and the finish in one
+  chunk, and a reader that checks the finish first drops that token;
+* reasoning comes from the profile's ``reasoning_fields`` (``reasoning_content`` or
+  ``reasoning``), only the first present one, so a server sending both is not counted twice;
+* usage-only chunks (``choices: []``) become an update holding a ``UsageContent``;
+* tool-call deltas are merged by a ``ToolCallAccumulator`` per choice and flushed when that
+  choice finishes, and again at the end of the stream whatever happened;
+* ``stop_reason`` (vLLM) and ``matched_stop`` (SGLang) become ``stop_sequence``; every other
+  non-null field the normaliser does not model is kept in ``additional_properties``, and the
+  untouched chunk in ``raw``;
+* a top-level ``error`` raises the typed error (the client attaches the partial response).
+
+It does no I/O and knows nothing of HTTP or SSE: tests feed it dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from providers._open_values import ChatFinishReason, ChatRole, finish_reason_of, role_of
+from providers.chat_response import ChatResponseUpdate
+from providers.contents import (
+    AIContent,
+    TextContent,
+    TextReasoningContent,
+    UsageContent,
+)
+from providers.errors import InvalidResponseError, error_from_stream_event
+from providers.profiles import BackendProfile, profile_for
+from providers.tool_call_accumulator import ToolCallAccumulator
+from providers.usage import parse_usage
+
+__all__ = ["ChunkNormalizer"]
+
+_TOP_LEVEL = frozenset(
+    {"id", "object", "created", "model", "choices", "usage", "system_fingerprint"}
+)
+_CHOICE = frozenset({"index", "delta", "message", "finish_reason"})
+_DELTA = frozenset({"role", "content", "tool_calls"})
+
+
+class ChunkNormalizer:
+    """Stateful across one response: ``feed(chunk)`` per chunk, ``finish()`` once at the end."""
+
+    __slots__ = (
+        "_backend",
+        "_profile",
+        "_reasoning_fields",
+        "_redact_fingerprint",
+        "_stop_fields",
+        "_tools",
+    )
+
+    def __init__(
+        self, profile: BackendProfile | str | None = None, *, redact_fingerprint: bool = False
+    ) -> None:
+        self._profile = profile_for(profile)
+        self._backend = self._profile.name
+        self._reasoning_fields = self._profile.reasoning_fields
+        self._stop_fields = self._profile.stop_sequence_fields
+        self._redact_fingerprint = redact_fingerprint
+        self._tools: dict[int, ToolCallAccumulator] = {}
+
+    def feed(self, chunk: Mapping[str, Any]) -> list[ChatResponseUpdate]:
+        """Normalise one streamed chunk (``chat.completion.chunk``)."""
+        return self._normalize(chunk, "delta")
+
+    def finish(self) -> list[ChatResponseUpdate]:
+        """Tool calls still pending at the end of the stream (no finish chunk came for them)."""
+        updates = []
+        for index, accumulator in self._tools.items():
+            if accumulator:
+                updates.append(ChatResponseUpdate(list(accumulator.flush()), choice_index=index))
+        return updates
+
+    def normalize_completion(self, body: Mapping[str, Any]) -> list[ChatResponseUpdate]:
+        """A non-streamed ``chat.completion`` as the updates a stream of it would have given.
+
+        Going through updates lets ``ChatResponse.from_updates`` build both kinds of response.
+        """
+        if not isinstance(body.get("choices"), list):
+            if body.get("error") is not None:
+                raise error_from_stream_event(body, backend=self._backend)
+            raise InvalidResponseError("the response has no `choices` list", backend=self._backend)
+        updates = self._normalize(body, "message")
+        updates.extend(self.finish())
+        return updates
+
+    def _normalize(self, chunk: Mapping[str, Any], delta_key: str) -> list[ChatResponseUpdate]:
+        if "error" in chunk and chunk["error"] is not None:
+            raise error_from_stream_event(chunk, backend=self._backend)
+        response_id = chunk.get("id")
+        if response_id is not None and type(response_id) is not str:
+            response_id = str(response_id)
+        model_id = chunk.get("model")
+        created = chunk.get("created")
+        extras = self._top_level_extras(chunk)
+        usage = chunk.get("usage")
+        details = parse_usage(usage) if isinstance(usage, Mapping) else None
+
+        updates: list[ChatResponseUpdate] = []
+        choices = chunk.get("choices")
+        if choices:
+            for choice in choices:
+                if isinstance(choice, Mapping):
+                    updates.append(self._choice_update(choice, delta_key))
+        if not updates:
+            updates.append(ChatResponseUpdate())
+        for update in updates:
+            update.response_id = response_id
+            update.model_id = model_id
+            update.created_at = created if type(created) is int else None
+            update.raw = chunk
+        if extras:
+            first = updates[0]
+            if first.additional_properties is None:
+                first.additional_properties = extras
+            else:
+                first.additional_properties.update(extras)
+        if details is not None:
+            updates[-1].contents.append(UsageContent(details, raw=usage))
+        return updates
+
+    def _top_level_extras(self, chunk: Mapping[str, Any]) -> dict[str, Any] | None:
+        extras: dict[str, Any] | None = None
+        for key, value in chunk.items():
+            if value is None or key in _TOP_LEVEL:
+                continue
+            if extras is None:
+                extras = {}
+            extras[key] = value
+        fingerprint = chunk.get("system_fingerprint")
+        if fingerprint is not None and not self._redact_fingerprint:
+            if extras is None:
+                extras = {}
+            extras["system_fingerprint"] = fingerprint
+        return extras
+
+    def _choice_update(self, choice: Mapping[str, Any], delta_key: str) -> ChatResponseUpdate:
+        index = choice.get("index")
+        if type(index) is not int:
+            index = 0
+        delta = choice.get(delta_key)
+        contents: list[AIContent] = []
+        extras: dict[str, Any] | None = None
+        role: ChatRole | None = None
+        if isinstance(delta, Mapping):
+            reasoning = None
+            for name in self._reasoning_fields:
+                value = delta.get(name)
+                if value and type(value) is str:
+                    reasoning = value
+                    break
+            if reasoning is not None:
+                contents.append(TextReasoningContent(reasoning))
+            content = delta.get("content")
+            if content and type(content) is str:
+                contents.append(TextContent(content))
+            tool_calls = delta.get("tool_calls")
+            if tool_calls:
+                accumulator = self._tools.get(index)
+                if accumulator is None:
+                    accumulator = self._tools[index] = ToolCallAccumulator()
+                if delta_key == "message":
+                    # Non-streamed calls carry no index; their position is it.
+                    tool_calls = [
+                        {**entry, "index": i} if isinstance(entry, Mapping) else entry
+                        for i, entry in enumerate(tool_calls)
+                    ]
+                accumulator.add(tool_calls)
+            value = delta.get("role")
+            if value and type(value) is str:
+                role = role_of(value)
+            for key, value in delta.items():
+                if value is None or key in _DELTA:
+                    continue
+                if key in self._reasoning_fields and value in (reasoning, ""):
+                    continue  # the reasoning read above, or the same text under a second name
+                extras = extras or {}
+                extras[key] = value  # includes a second, *different* reasoning text: kept
+            if content is not None and type(content) is not str:
+                extras = extras or {}
+                extras["content"] = content  # content parts we do not model: kept, not dropped
+        finish_reason: ChatFinishReason | None = None
+        finish = choice.get("finish_reason")
+        if finish and type(finish) is str:
+            finish_reason = finish_reason_of(finish)
+            accumulator = self._tools.get(index)
+            if accumulator:
+                contents.extend(accumulator.flush())
+        for key, value in choice.items():
+            if value is None or key in _CHOICE:
+                continue
+            extras = extras or {}
+            if key in self._stop_fields:
+                extras["stop_sequence"] = value
+            else:
+                extras[key] = value
+        return ChatResponseUpdate(
+            contents,
+            role,
+            finish_reason,
+            choice_index=index,
+            additional_properties=extras,
+        )

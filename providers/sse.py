@@ -1,0 +1,166 @@
+"""Incremental Server-Sent Events decoder working on bytes.
+
+It follows the WHATWG event-stream rules and knows nothing about JSON or OpenAI:
+
+* Lines end at CR, LF or CRLF only. JSON may carry U+2028, U+2029 and U+0085 unescaped, and vLLM
+  and SGLang do send them; ``str.splitlines`` (and so httpx's ``aiter_lines``) splits on them
+  and corrupts the payload. Splitting bytes on ``\\r``/``\\n`` cannot, since UTF-8 never uses
+  those byte values inside a multi-byte character.
+* UTF-8 is decoded once per complete line, so a character split across network reads is safe.
+* A CR at the very end of a read may be the first half of CRLF: the line is dispatched at once
+  and a LF starting the next read is skipped.
+* Work is linear: each byte is scanned once; only an unfinished line is buffered.
+
+Deviation from the spec, on purpose: at end of stream a pending event (data lines without the
+closing blank line, or a last line without a line end) is dispatched instead of discarded. A
+server that closes right after its final ``data:`` line must not lose it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["ServerSentEvent", "SseDecoder"]
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(slots=True, frozen=True)
+class ServerSentEvent:
+    """One dispatched event. ``event`` is ``"message"`` unless the server named it."""
+
+    data: str
+    event: str = "message"
+    id: str | None = None
+    retry: int | None = None
+
+
+class SseDecoder:
+    """``feed(bytes) -> events`` as bytes arrive, ``finish() -> events`` at end of stream."""
+
+    __slots__ = (
+        "_data",
+        "_event",
+        "_last_event_id",
+        "_partial",
+        "_retry",
+        "_skip_lf",
+        "_started",
+    )
+
+    def __init__(self) -> None:
+        self._partial = bytearray()  # an unfinished line
+        self._skip_lf = False  # the previous read ended with CR
+        self._started = False  # a leading BOM has been handled
+        self._data: list[str] = []
+        self._event: str | None = None
+        self._last_event_id: str | None = None
+        self._retry: int | None = None
+
+    @property
+    def last_event_id(self) -> str | None:
+        """The last ``id:`` seen, for a client that wants to resume a stream."""
+        return self._last_event_id
+
+    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        events: list[ServerSentEvent] = []
+        if not chunk:
+            return events
+        if self._skip_lf:
+            self._skip_lf = False
+            if chunk[0] == 0x0A:
+                chunk = chunk[1:]
+                if not chunk:
+                    return events
+        if not self._started:
+            # A UTF-8 BOM may open the stream, possibly split across reads: hold the first
+            # bytes until they either complete one or cannot.
+            self._partial.extend(chunk)
+            if len(self._partial) < 3 and _BOM.startswith(self._partial):
+                return events
+            self._started = True
+            chunk = bytes(self._partial)
+            self._partial.clear()
+            if chunk.startswith(_BOM):
+                chunk = chunk[3:]
+                if not chunk:
+                    return events
+        partial = self._partial
+        pos = 0
+        if b"\r" not in chunk:
+            # The common case (every server here ends lines with LF): plain find, no regex.
+            end = chunk.find(b"\n")
+            while end != -1:
+                if partial:
+                    partial.extend(chunk[pos:end])
+                    line = bytes(partial)
+                    partial.clear()
+                else:
+                    line = chunk[pos:end]
+                self._line(line, events)
+                pos = end + 1
+                end = chunk.find(b"\n", pos)
+        else:
+            for match in _LINE_END.finditer(chunk):
+                end = match.start()
+                if partial:
+                    partial.extend(chunk[pos:end])
+                    line = bytes(partial)
+                    partial.clear()
+                else:
+                    line = chunk[pos:end]
+                self._line(line, events)
+                pos = match.end()
+            if chunk[-1] == 0x0D:
+                self._skip_lf = True
+        if pos < len(chunk):
+            partial.extend(chunk[pos:])
+        return events
+
+    def finish(self) -> list[ServerSentEvent]:
+        """Flush at end of stream: the unfinished line, then any undispatched event."""
+        events: list[ServerSentEvent] = []
+        if self._partial:
+            line = bytes(self._partial)
+            self._partial.clear()
+            if not self._started and line.startswith(_BOM):
+                line = line[3:]
+            self._line(line, events)
+        self._started = True
+        self._dispatch(events)
+        return events
+
+    def _line(self, line: bytes, events: list[ServerSentEvent]) -> None:
+        if not line:
+            self._dispatch(events)
+            return
+        if line[0] == 0x3A:  # ":" comment (llama.cpp and vLLM keepalives)
+            return
+        colon = line.find(b":")
+        if colon == -1:
+            name, value = line, b""
+        else:
+            name = line[:colon]
+            value = line[colon + 2 :] if line[colon + 1 : colon + 2] == b" " else line[colon + 1 :]
+        if name == b"data":
+            self._data.append(value.decode("utf-8", "replace"))
+        elif name == b"event":
+            self._event = value.decode("utf-8", "replace")
+        elif name == b"id":
+            if b"\x00" not in value:
+                self._last_event_id = value.decode("utf-8", "replace")
+        elif name == b"retry" and value.isdigit():
+            self._retry = int(value)
+        # any other field name is ignored, as the spec says
+
+    def _dispatch(self, events: list[ServerSentEvent]) -> None:
+        data = self._data
+        if data:
+            text = data[0] if len(data) == 1 else "\n".join(data)
+            events.append(
+                ServerSentEvent(text, self._event or "message", self._last_event_id, self._retry)
+            )
+            data.clear()
+        self._event = None

@@ -1,0 +1,129 @@
+"""Merging streamed tool-call deltas into whole ``FunctionCallContent``s.
+
+Every quirk in research/wire.md §3 and §7.6 is accepted:
+
+* several entries in one chunk, even two for the same ``index`` (vLLM hermes sends the name and
+  the first argument fragment together);
+* a missing ``index``: the fragment continues the last call unless it brings a new id;
+* ``id: null`` and ``name: null`` fragments (SGLang repeats them on every fragment);
+* a name re-sent in full when the parser's idea of it grows (llama.cpp): names are *set*, never
+  appended, and so are ids;
+* a whole call in one chunk, ``arguments`` as an object instead of a string.
+
+Arguments are parsed once, when the calls are flushed. A text that is not a JSON object becomes
+a call with ``error`` set and the text kept in ``raw_arguments``: surfaced, never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from providers.contents import FunctionCallContent
+
+__all__ = ["ToolCallAccumulator", "parse_arguments"]
+
+
+class _PendingCall:
+    __slots__ = ("call_id", "extra", "fragments", "name")
+
+    def __init__(self) -> None:
+        self.call_id: str | None = None
+        self.name: str | None = None
+        self.fragments: list[str] = []
+        self.extra: dict[str, Any] | None = None
+
+
+class ToolCallAccumulator:
+    """Collects the deltas of one choice; ``flush()`` returns the calls in index order."""
+
+    __slots__ = ("_calls", "_last")
+
+    def __init__(self) -> None:
+        self._calls: dict[int, _PendingCall] = {}
+        self._last: int | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self._calls)
+
+    def add(self, entries: Iterable[Any]) -> None:
+        for entry in entries:
+            if isinstance(entry, Mapping):
+                self._add_one(entry)
+
+    def _add_one(self, entry: Mapping[str, Any]) -> None:
+        index = entry.get("index")
+        call_id = entry.get("id")
+        if type(index) is not int:
+            index = self._index_without_one(call_id)
+        call = self._calls.get(index)
+        if call is None:
+            call = self._calls[index] = _PendingCall()
+        self._last = index
+        if call_id is not None and call_id != "":
+            call.call_id = str(call_id)
+        function = entry.get("function")
+        if isinstance(function, Mapping):
+            name = function.get("name")
+            if isinstance(name, str) and name:
+                call.name = name
+            arguments = function.get("arguments")
+            if isinstance(arguments, str):
+                if arguments:
+                    call.fragments.append(arguments)
+            elif isinstance(arguments, Mapping | list):
+                # Some servers send the parsed object; it is the whole argument text.
+                call.fragments = [json.dumps(arguments, ensure_ascii=False)]
+        for key, value in entry.items():
+            if key not in ("index", "id", "type", "function") and value is not None:
+                if call.extra is None:
+                    call.extra = {}
+                call.extra[key] = value
+
+    def _index_without_one(self, call_id: Any) -> int:
+        if self._last is None:
+            return 0
+        if call_id and self._calls[self._last].call_id not in (None, call_id):
+            return max(self._calls) + 1  # a new id: a new call
+        return self._last
+
+    def flush(self) -> list[FunctionCallContent]:
+        """The merged calls, oldest index first; the accumulator is empty afterwards."""
+        calls: list[FunctionCallContent] = []
+        for index in sorted(self._calls):
+            pending = self._calls[index]
+            raw = "".join(pending.fragments)
+            arguments, error = parse_arguments(raw)
+            if not pending.name:
+                error = "the server sent no function name for this tool call" + (
+                    f"; {error}" if error else ""
+                )
+            calls.append(
+                FunctionCallContent(
+                    pending.call_id or f"call_{uuid.uuid4().hex[:24]}",
+                    pending.name or "",
+                    arguments,
+                    raw,
+                    error,
+                    additional_properties=pending.extra,
+                )
+            )
+        self._calls.clear()
+        self._last = None
+        return calls
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
+    """``(arguments, error)``: empty text means no arguments; anything else must be an object."""
+    if not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        return {}, f"arguments are not valid JSON ({reason}); raw text kept in raw_arguments"
+    if not isinstance(value, dict):
+        return {}, f"arguments are JSON but not an object (got {type(value).__name__})"
+    return value, None

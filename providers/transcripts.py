@@ -1,0 +1,114 @@
+"""Recorded exchanges (``transcripts/<backend>/<scenario>.{sse,raw,json}``) and their replay.
+
+A transcript is evidence: the body bytes a real (or documented) server sent, its provenance, and
+the normalised result a user must get. ``summarize`` reduces a ``ChatResponse`` to the same
+shape as the sidecar's ``expected``, so the regression suite, ``oaicompat demo`` and
+``oaicompat replay`` compare like with like. The format is described in ``transcripts/README.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from providers.chat_response import ChatResponse
+from providers.errors import ContextLengthExceededError, ProviderError
+
+__all__ = ["Transcript", "default_root", "iter_transcripts", "summarize", "summarize_error"]
+
+
+def default_root() -> Path:
+    """The repository's ``transcripts/`` (the package is installed editable from the checkout)."""
+    return Path(__file__).resolve().parent.parent / "transcripts"
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    backend: str
+    scenario: str
+    body: bytes
+    sidecar: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return f"{self.backend}/{self.scenario}"
+
+    @property
+    def is_stream(self) -> bool:
+        return self.sidecar["response"].get("content_type", "").startswith("text/event-stream")
+
+    @property
+    def status(self) -> int:
+        return int(self.sidecar["response"]["status"])
+
+    @property
+    def request(self) -> dict[str, Any]:
+        """The request body when it was a JSON object (a malformed-body capture keeps a string)."""
+        request = self.sidecar.get("request")
+        return dict(request) if isinstance(request, dict) else {}
+
+    @property
+    def expected(self) -> dict[str, Any]:
+        return dict(self.sidecar["expected"])
+
+    @classmethod
+    def load(cls, sidecar_path: Path) -> Transcript:
+        sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+        stem = sidecar_path.with_suffix("")
+        body_path = next(
+            (p for p in (stem.with_suffix(".sse"), stem.with_suffix(".raw")) if p.exists()), None
+        )
+        if body_path is None:
+            raise FileNotFoundError(f"no .sse or .raw body beside {sidecar_path}")
+        return cls(sidecar_path.parent.name, stem.name, body_path.read_bytes(), sidecar)
+
+
+def iter_transcripts(root: Path | None = None) -> Iterator[Transcript]:
+    """Every chat transcript under ``root``, in a stable order (discovery files excluded)."""
+    root = root or default_root()
+    for path in sorted(root.glob("*/*.json")):
+        yield Transcript.load(path)
+
+
+def summarize(response: ChatResponse) -> dict[str, Any]:
+    """The response in the shape of a sidecar's ``expected`` (without ``error``)."""
+    usage = response.usage
+    return {
+        "text": response.text,
+        "reasoning": response.reasoning,
+        "tool_calls": [
+            {
+                "call_id": call.call_id,
+                "name": call.name,
+                "arguments": call.arguments,
+                "raw_arguments": call.raw_arguments,
+                "error": call.error is not None,
+            }
+            for call in response.tool_calls
+        ],
+        "finish_reason": None if response.finish_reason is None else response.finish_reason.value,
+        "usage": None
+        if usage is None
+        else {
+            "input_token_count": usage.input_token_count,
+            "output_token_count": usage.output_token_count,
+            "total_token_count": usage.total_token_count,
+            "cached_input_token_count": usage.cached_input_token_count,
+            "reasoning_token_count": usage.reasoning_token_count,
+        },
+        "response_id": response.response_id,
+        "model_id": response.model_id,
+        "stop_sequence": response.additional_properties.get("stop_sequence"),
+    }
+
+
+def summarize_error(error: ProviderError) -> dict[str, Any]:
+    """The error in the shape of a sidecar's ``expected.error``."""
+    summary: dict[str, Any] = {"class": type(error).__name__, "status": error.status}
+    if isinstance(error, ContextLengthExceededError):
+        summary["prompt_tokens"] = error.prompt_tokens
+        summary["context_window"] = error.context_window
+    return summary

@@ -1,0 +1,1 @@
+"""Test configuration shared by every suite."""

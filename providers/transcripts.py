@@ -38,7 +38,8 @@ class Transcript:
 
     @property
     def is_stream(self) -> bool:
-        return self.sidecar["response"].get("content_type", "").startswith("text/event-stream")
+        content_type: str = self.sidecar["response"].get("content_type", "")
+        return content_type.startswith("text/event-stream")
 
     @property
     def status(self) -> int:

@@ -84,6 +84,7 @@ def _atomic_target(dest: Path) -> Iterator[Path]:
     tmp = Path(name)
     try:
         yield tmp
+        tmp.chmod(0o644)  # mkstemp creates 0600
         tmp.replace(dest)
     finally:
         tmp.unlink(missing_ok=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -50,14 +51,14 @@ async def outcome(client: OpenAiCompatibleChatClient, transcript: Transcript) ->
 
 
 def comparable(result: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
-    """Ids we had to invent (the server sent none) cannot be expected; everything else must match."""
+    """Ids we invented (the server sent none) cannot be expected; everything else must match."""
     result = dict(result)
     calls = []
     for got, want in zip(result["tool_calls"], expected["tool_calls"], strict=False):
-        got = dict(got)
+        call = dict(got)
         if want.get("call_id") is None:
-            got["call_id"] = None
-        calls.append(got)
+            call["call_id"] = None
+        calls.append(call)
     result["tool_calls"] = calls + result["tool_calls"][len(calls) :]
     return result
 
@@ -82,7 +83,7 @@ def whole(body: bytes) -> list[bytes]:
 
 def cut_at(body: bytes, cuts: list[int]) -> list[bytes]:
     edges = [0, *sorted(set(cuts)), len(body)]
-    return [body[a:b] for a, b in zip(edges, edges[1:], strict=False) if b > a]
+    return [body[a:b] for a, b in itertools.pairwise(edges) if b > a]
 
 
 def random_cuts(body: bytes, rng: random.Random, count: int) -> list[int]:

@@ -30,7 +30,11 @@ def test_the_suite_has_evidence_from_every_backend() -> None:
     assert backends == {"llamacpp", "vllm", "sglang"}
     assert len(TRANSCRIPTS) >= 100
     for transcript in TRANSCRIPTS:
-        assert transcript.sidecar["provenance"]["kind"] in {"captured", "reconstructed", "assembled"}
+        assert transcript.sidecar["provenance"]["kind"] in {
+            "captured",
+            "reconstructed",
+            "assembled",
+        }
         assert transcript.sidecar["provenance"]["source"]
 
 

@@ -9,7 +9,7 @@ The streamed path is a straight pipe — httpx bytes → ``SseDecoder`` → JSON
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import replace
 from types import TracebackType
 from typing import Any
@@ -211,19 +211,19 @@ class _StreamState:
         self.finished = False  # a finish_reason arrived
         self.done = False  # `data: [DONE]` arrived
 
-    def consume(self, events: list[ServerSentEvent]) -> list[ChatResponseUpdate]:
-        # Recorded one by one: an error event later in the same read must still find them.
+    def consume(self, events: list[ServerSentEvent]) -> Iterator[ChatResponseUpdate]:
+        # Lazily, one by one: updates before an error event in the same network read reach the
+        # caller before the error does, whatever the chunking, and are recorded for the partial.
         received = self.received
-        start = len(received)
         for event in events:
             if event.data == "[DONE]":
                 self.done = True
-                break
+                return
             for update in self.normalizer.feed(_loads(event.data, self.backend)):
                 if update.finish_reason is not None:
                     self.finished = True
                 received.append(update)
-        return received[start:]
+                yield update
 
     def end(self) -> list[ChatResponseUpdate]:
         """Flush tool calls still pending; a stream with neither finish nor [DONE] was cut."""
@@ -246,8 +246,9 @@ def _loads(data: str, backend: str) -> dict[str, Any]:
     try:
         payload = json.loads(data)
     except ValueError as exc:
+        # The text goes to `body`, not the message: it may be completion text.
         raise InvalidResponseError(
-            f"a stream event is not JSON: {data[:120]!r}", backend=backend
+            f"a stream event is not JSON ({len(data)} characters)", backend=backend, body=data
         ) from exc
     if not isinstance(payload, dict):
         raise InvalidResponseError("a stream event is not a JSON object", backend=backend)

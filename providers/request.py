@@ -72,6 +72,11 @@ def build_chat_request(
     if options.response_format is not None:
         body["response_format"] = options.response_format.to_openai()
     for key, value in options.additional_properties.items():
+        if key == "stream_options" and not stream:
+            # vLLM answers 400 to stream_options without stream: true (wire.md §2.2), so options
+            # shared by streamed and non-streamed calls must not carry it into the latter.
+            _log.warning("oaicompat.request.extra_key_ignored", key=key, reason="not streaming")
+            continue
         _merge_extra(body, key, value)
     return body
 

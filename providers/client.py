@@ -9,6 +9,7 @@ The streamed path is a straight pipe — httpx bytes → ``SseDecoder`` → JSON
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import replace
 from types import TracebackType
@@ -34,7 +35,13 @@ from providers.profiles import BackendProfile, profile_for
 from providers.request import build_chat_request
 from providers.sse import ServerSentEvent, SseDecoder
 
-__all__ = ["DEFAULT_TIMEOUT", "OpenAiCompatibleChatClient"]
+__all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient"]
+
+TRANSPORT_TIMESTAMPS = "transport_timestamps"
+"""``additional_properties`` key of the client-measured ``time.monotonic()`` instants only the
+transport sees: ``request_sent``, ``response_headers``, ``first_byte`` (and ``response_end`` for a
+non-streamed call). On a stream they ride on the first update; the telemetry layer measures the
+rest (first substantive token, last token, end) from the updates themselves."""
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=600.0, write=60.0, pool=30.0)
 """``read`` bounds the gap between two network reads; a long prefill legitimately sends nothing
@@ -116,10 +123,19 @@ class OpenAiCompatibleChatClient:
     ) -> ChatResponse:
         body = self.build_request_body(messages, options, stream=False)
         backend = self.profile.name
+        stamps = {"request_sent": time.monotonic()}
         try:
-            response = await self._http.post(
-                self.endpoint.chat_completions, json=body, headers=self._headers
-            )
+            async with self._http.stream(
+                "POST", self.endpoint.chat_completions, json=body, headers=self._headers
+            ) as response:
+                stamps["response_headers"] = time.monotonic()
+                pieces: list[bytes] = []
+                async for piece in response.aiter_bytes():
+                    if not pieces:
+                        stamps["first_byte"] = time.monotonic()
+                    pieces.append(piece)
+                content = b"".join(pieces)
+                stamps["response_end"] = time.monotonic()
         except httpx.TimeoutException as exc:
             raise _timeout_error(exc, backend) from exc
         except httpx.TransportError as exc:
@@ -129,24 +145,25 @@ class OpenAiCompatibleChatClient:
         if response.status_code >= 400:
             raise error_from_response(
                 response.status_code,
-                response.content,
+                content,
                 backend=backend,
                 retry_after=_retry_after(response.headers),
             )
         try:
-            payload = json.loads(response.content)
+            payload = json.loads(content)
         except ValueError as exc:
             raise InvalidResponseError(
                 f"HTTP {response.status_code} body is not JSON",
                 status=response.status_code,
                 backend=backend,
-                body=response.text[:300],
+                body=content[:300].decode("utf-8", "replace"),
             ) from exc
         if not isinstance(payload, dict):
             raise InvalidResponseError("the response body is not a JSON object", backend=backend)
         normalizer = ChunkNormalizer(self.profile, redact_fingerprint=self._redact_fingerprint)
         result = ChatResponse.from_updates(normalizer.normalize_completion(payload))
         result.raw = payload
+        result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
         return result
 
     async def get_streaming_response(
@@ -158,10 +175,12 @@ class OpenAiCompatibleChatClient:
             ChunkNormalizer(self.profile, redact_fingerprint=self._redact_fingerprint), backend
         )
         decoder = SseDecoder()
+        stamps = state.stamps = {"request_sent": time.monotonic()}
         try:
             async with self._http.stream(
                 "POST", self.endpoint.chat_completions, json=body, headers=self._headers
             ) as response:
+                stamps["response_headers"] = time.monotonic()
                 if response.status_code >= 400:
                     raise error_from_response(
                         response.status_code,
@@ -170,6 +189,8 @@ class OpenAiCompatibleChatClient:
                         retry_after=_retry_after(response.headers),
                     )
                 async for chunk in response.aiter_bytes():
+                    if "first_byte" not in stamps:
+                        stamps["first_byte"] = time.monotonic()
                     for update in state.consume(decoder.feed(chunk)):
                         yield update
                     if state.done:
@@ -202,7 +223,7 @@ class OpenAiCompatibleChatClient:
 class _StreamState:
     """What one stream has received so far, so any failure can hand it to the caller."""
 
-    __slots__ = ("backend", "done", "finished", "normalizer", "received")
+    __slots__ = ("backend", "done", "finished", "normalizer", "received", "stamps")
 
     def __init__(self, normalizer: ChunkNormalizer, backend: str) -> None:
         self.normalizer = normalizer
@@ -210,6 +231,7 @@ class _StreamState:
         self.received: list[ChatResponseUpdate] = []
         self.finished = False  # a finish_reason arrived
         self.done = False  # `data: [DONE]` arrived
+        self.stamps: dict[str, float] | None = None  # given to the first update, then dropped
 
     def consume(self, events: list[ServerSentEvent]) -> Iterator[ChatResponseUpdate]:
         # Lazily, one by one: updates before an error event in the same network read reach the
@@ -222,6 +244,9 @@ class _StreamState:
             for update in self.normalizer.feed(_loads(event.data, self.backend)):
                 if update.finish_reason is not None:
                     self.finished = True
+                if self.stamps is not None:
+                    _add_property(update, TRANSPORT_TIMESTAMPS, self.stamps)
+                    self.stamps = None
                 received.append(update)
                 yield update
 
@@ -240,6 +265,13 @@ class _StreamState:
         if error.partial_response is None:
             pending = self.normalizer.finish()
             error.partial_response = ChatResponse.from_updates([*self.received, *pending])
+
+
+def _add_property(update: ChatResponseUpdate, key: str, value: object) -> None:
+    if update.additional_properties is None:
+        update.additional_properties = {key: value}
+    else:
+        update.additional_properties[key] = value
 
 
 def _loads(data: str, backend: str) -> dict[str, Any]:

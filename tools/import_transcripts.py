@@ -367,6 +367,77 @@ def describe(exp: Json, is_sse: bool, status: int) -> str:
     return out
 
 
+# --------------------------------------------------------------------------------------------
+# Expected results with text recovery on (TextRecoveryChatClient), for the transcripts whose
+# visible text carries markup. The oracle is the documented forced model text (README of
+# shared/transcripts-captured and each meta's model_text), written out by hand here, not computed
+# by the library. `recovery` holds the layer's settings for the replay (and the tools the
+# request would have offered, for schema-typed values); `raw_arguments: None` = not compared.
+# --------------------------------------------------------------------------------------------
+
+_WEATHER = {"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}
+_TIME = {"name": "get_time", "arguments": {"tz": "Europe/Paris"}}
+_SINGLE = {"text": "", "reasoning": "", "tool_calls": [_WEATHER], "finish_reason": "tool_calls"}
+_THINK = {
+    "text": "\n\nIt is sunny in Paris.",
+    "reasoning": "\nThe user asks for the weather in Paris.\n",
+    "tool_calls": [],
+}
+_DAYS_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        },
+    },
+}
+
+RECOVERED: dict[tuple[str, str], tuple[Json, Json]] = {
+    ("llamacpp", "captured--qwen25-plain--stream-text-tool-call-in-content"): ({}, _SINGLE),
+    ("llamacpp", "captured--qwen25-plain--stream-text-parallel-tool-calls-in-content"): (
+        {},
+        {"text": "\n", "reasoning": "", "tool_calls": [_WEATHER, _TIME],
+         "finish_reason": "tool_calls"},
+    ),
+    ("llamacpp", "captured--qwen25-plain--stream-qwen3-coder-xml-in-content"): (
+        {"tools": [_DAYS_TOOL]},
+        {"text": "", "reasoning": "", "finish_reason": "tool_calls",
+         "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}]},
+    ),
+    ("llamacpp", "captured--qwen3-reasoning-none--stream-think-in-content"): ({}, _THINK),
+    ("sglang", "captured--plain--tools-without-tool-parser"): ({}, _SINGLE),
+    ("sglang", "captured--qwen3-qwen25--stream-tool-call-no-tools-in-request"): ({}, _SINGLE),
+    ("sglang", "captured--qwen3-qwen25--stream-tool-call-tool-choice-none"): ({}, _SINGLE),
+    ("sglang", "captured--qwen3-qwen25--stream-reasoning-separate-reasoning-false"): ({}, _THINK),
+    ("vllm", "captured--qwen3-hermes--stream-tool-call-no-tools-in-request"): ({}, _SINGLE),
+    ("vllm", "captured--qwen3-hermes--stream-tool-call-tool-choice-none"): ({}, _SINGLE),
+    ("vllm", "captured--r1-deepseek-think-closed-in-prompt--stream-reasoning-with-open-tag"): (
+        {},
+        _THINK,
+    ),
+    # No opening tag: only a reader told the format (deepseek_r1) can know the text before
+    # `</think>` was reasoning; `auto` has already released it as text by then.
+    ("vllm", "captured--r1-deepseek-think-closed-in-prompt--stream-reasoning-no-open-tag"): (
+        {"reasoning_tags": "deepseek_r1"},
+        {"text": "\n\nIt is sunny in Paris.",
+         "reasoning": "The user asks for the weather in Paris.\n", "tool_calls": []},
+    ),
+}
+
+
+def recovered_expectation(exp: Json, overrides: Json) -> Json:
+    result = dict(exp)
+    for key, value in overrides.items():
+        if key == "tool_calls":
+            value = [
+                {"call_id": None, "raw_arguments": None, "error": False, **call} for call in value
+            ]
+        result[key] = value
+    return result
+
+
 def emit(
     backend: str,
     scenario: str,
@@ -383,6 +454,10 @@ def emit(
     write_bytes(folder / f"{scenario}{ext}", body)
     exp = expected_for(body, response["status"], is_sse)
     sidecar = {"provenance": provenance, "request": request, "response": response, "expected": exp}
+    if (backend, scenario) in RECOVERED:
+        settings, overrides = RECOVERED[backend, scenario]
+        sidecar["recovery"] = settings
+        sidecar["expected_recovered"] = recovered_expectation(exp, overrides)
     write_json(folder / f"{scenario}.json", sidecar)
     phrase = describe(exp, is_sse, response["status"])
     if extra_phrase:

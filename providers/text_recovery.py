@@ -1,0 +1,214 @@
+"""``TextRecoveryChatClient``: reasoning and tool calls that a server left in plain text.
+
+A server whose reasoning or tool parser is off, misconfigured or buggy (vLLM's streaming hermes
+bug, vllm#31871; SGLang without ``--tool-call-parser``; any server when the request carries no
+tools) streams ``<think>…</think>`` and ``<tool_call>…</tool_call>`` as ``delta.content``. This
+layer runs the ``ReasoningParser`` and then the ``TextToolCallParser`` over that text, so the
+caller gets ``TextReasoningContent`` and ``FunctionCallContent`` whatever the server did.
+
+Each of ``reasoning_tags`` and ``text_tool_calls`` is ``"auto"`` (the default: recover only
+while the server gives no structured field of that kind), ``"off"``, or a format name.
+Ordinary text is released as it arrives; only a suffix that may become a marker is held. When
+calls were recovered, the finish reason becomes ``tool_calls``. Streamed and non-streamed
+answers go through the same per-choice state, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+from providers._open_values import ChatFinishReason
+from providers.chat_client import ChatClient, ChatInput
+from providers.chat_response import ChatResponse, ChatResponseUpdate
+from providers.contents import (
+    AIContent,
+    FunctionCallContent,
+    TextContent,
+    TextReasoningContent,
+)
+from providers.errors import ProviderError
+from providers.options import ChatOptions, ToolDeclaration
+from providers.pipeline import DelegatingChatClient
+from providers.reasoning import ReasoningParser
+from providers.text_tool_calls import TextToolCallParser
+
+__all__ = ["TextRecoveryChatClient"]
+
+OFF = "off"
+AUTO = "auto"
+
+
+class _ChoiceRecovery:
+    """The parsers and bookkeeping of one choice of one response."""
+
+    __slots__ = (
+        "_calls_recovered",
+        "_reasoning",
+        "_reasoning_mode",
+        "_server_calls",
+        "_server_reasoning",
+        "_tools",
+        "_tools_mode",
+    )
+
+    def __init__(
+        self, reasoning_mode: str, tools_mode: str, tools: Sequence[ToolDeclaration] | None
+    ) -> None:
+        self._reasoning_mode = reasoning_mode
+        self._tools_mode = tools_mode
+        self._reasoning = None if reasoning_mode == OFF else ReasoningParser(reasoning_mode)
+        self._tools = None if tools_mode == OFF else TextToolCallParser(tools_mode, tools)
+        self._server_reasoning = False
+        self._server_calls = False
+        self._calls_recovered = False
+
+    @property
+    def calls_recovered(self) -> bool:
+        return self._calls_recovered
+
+    def process(self, contents: list[AIContent]) -> list[AIContent]:
+        """Contents of one update, with the text run through the parsers."""
+        out: list[AIContent] = []
+        for content in contents:
+            kind = type(content)
+            if kind is TextContent:
+                self._text(content.text, out)  # type: ignore[attr-defined]
+                continue
+            if kind is TextReasoningContent:
+                self._server_reasoning = True
+            elif kind is FunctionCallContent:
+                self._server_calls = True
+            out.append(content)
+        return out
+
+    def finish(self) -> list[AIContent]:
+        """Release whatever the parsers still hold (a partial marker, an unclosed block)."""
+        out: list[AIContent] = []
+        if self._reasoning is not None:
+            held = self._reasoning.finish()
+            self._reasoning = None
+            self._route(held, out)
+        if self._tools is not None:
+            tail = self._tools.finish()
+            self._tools = None
+            self._note_calls(tail)
+            out.extend(tail)
+        return out
+
+    def _text(self, text: str, out: list[AIContent]) -> None:
+        if self._reasoning is not None and not (
+            self._server_reasoning and self._reasoning_mode == AUTO
+        ):
+            self._route(self._reasoning.feed(text), out)
+        else:
+            self._to_tools(text, out)
+
+    def _route(self, parts: list[AIContent], out: list[AIContent]) -> None:
+        for part in parts:
+            if type(part) is TextContent:
+                self._to_tools(part.text, out)
+            else:
+                out.append(part)
+
+    def _to_tools(self, text: str, out: list[AIContent]) -> None:
+        if self._tools is None or (self._server_calls and self._tools_mode == AUTO):
+            out.append(TextContent(text))
+            return
+        parts = self._tools.feed(text)
+        self._note_calls(parts)
+        out.extend(parts)
+
+    def _note_calls(self, parts: list[AIContent]) -> None:
+        if not self._calls_recovered:
+            self._calls_recovered = any(type(p) is FunctionCallContent for p in parts)
+
+
+class TextRecoveryChatClient(DelegatingChatClient):
+    """Recovers reasoning tags and tool calls from plain text; see the module docstring."""
+
+    def __init__(
+        self,
+        inner: ChatClient,
+        *,
+        reasoning_tags: str = AUTO,
+        text_tool_calls: str = AUTO,
+    ) -> None:
+        super().__init__(inner)
+        self.reasoning_tags = reasoning_tags
+        self.text_tool_calls = text_tool_calls
+
+    def _recovery(self, options: ChatOptions | None) -> _ChoiceRecovery:
+        tools = options.tool_declarations() if options is not None and options.tools else None
+        return _ChoiceRecovery(self.reasoning_tags, self.text_tool_calls, tools)
+
+    async def get_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> ChatResponse:
+        try:
+            response = await self.inner.get_response(messages, options)
+        except ProviderError as exc:
+            self._recover_partial(exc, options)
+            raise
+        return self._recover(response, options)
+
+    def _recover(self, response: ChatResponse, options: ChatOptions | None) -> ChatResponse:
+        """A whole response through the same per-choice state the stream uses."""
+        if self.reasoning_tags == OFF and self.text_tool_calls == OFF:
+            return response
+        recovered = False
+        updates = []
+        for index, message in enumerate(response.messages):
+            recovery = self._recovery(options)
+            contents = recovery.process(list(message.contents))
+            contents.extend(recovery.finish())
+            recovered |= recovery.calls_recovered
+            updates.append(ChatResponseUpdate(contents, message.role, choice_index=index))
+        rebuilt = ChatResponse.from_updates(updates)  # re-merges text the parsers split
+        rebuilt.response_id = response.response_id
+        rebuilt.model_id = response.model_id
+        rebuilt.created_at = response.created_at
+        rebuilt.usage = response.usage
+        rebuilt.additional_properties = response.additional_properties
+        rebuilt.raw = response.raw
+        rebuilt.finish_reason = ChatFinishReason.TOOL_CALLS if recovered else response.finish_reason
+        return rebuilt
+
+    def _recover_partial(self, error: ProviderError, options: ChatOptions | None) -> None:
+        if error.partial_response is not None:
+            error.partial_response = self._recover(error.partial_response, options)
+
+    async def get_streaming_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        if self.reasoning_tags == OFF and self.text_tool_calls == OFF:
+            async for update in self.inner.get_streaming_response(messages, options):
+                yield update
+            return
+        choices: dict[int, _ChoiceRecovery] = {}
+        last: ChatResponseUpdate | None = None
+        try:
+            async for update in self.inner.get_streaming_response(messages, options):
+                recovery = choices.get(update.choice_index)
+                if recovery is None:
+                    recovery = choices[update.choice_index] = self._recovery(options)
+                if update.contents:
+                    update.contents = recovery.process(update.contents)
+                if update.finish_reason is not None:
+                    update.contents.extend(recovery.finish())
+                    if recovery.calls_recovered:
+                        update.finish_reason = ChatFinishReason.TOOL_CALLS
+                last = update
+                yield update
+        except ProviderError as exc:
+            # The inner partial response is raw text; give the caller the recovered view.
+            self._recover_partial(exc, options)
+            raise
+        for index, recovery in choices.items():
+            tail = recovery.finish()  # a stream that ended without a finish chunk
+            if tail:
+                yield ChatResponseUpdate(
+                    tail,
+                    response_id=last.response_id if last else None,
+                    model_id=last.model_id if last else None,
+                    choice_index=index,
+                )

@@ -1,0 +1,16 @@
+"""Tool calls that a model wrote as plain text, recovered as ``FunctionCallContent``.
+
+``TextToolCallParser(format="auto", tools=None)`` handles hermes, qwen3_coder, mistral,
+llama3_json, pythonic, kimi_k2, deepseek_v3, deepseek_v31 and gpt_oss; research/FORMATS.md has
+their grammars. Layout: ``_parser`` (the public class), ``_scanner`` (the one streaming scanner),
+``_registry`` (name → format, the only importer of ``formats/``), ``formats/`` (one module per
+format), and helpers shared by formats (``_protocol``, ``_trackers``, ``_json``, ``_schema``,
+``_literals``, ``_tools``). Separating reasoning is ``providers.reasoning``'s job; wiring both
+into the client is ``providers.text_recovery``'s.
+"""
+
+from providers.text_tool_calls._parser import TextToolCallParser
+from providers.text_tool_calls._protocol import ERROR_KEY
+from providers.text_tool_calls._registry import FORMAT_NAMES
+
+__all__ = ["ERROR_KEY", "FORMAT_NAMES", "TextToolCallParser"]

@@ -1,0 +1,114 @@
+"""``TextToolCallParser``: the public face — a format (or ``auto``), the tools, one scanner.
+
+The parser owns the two decisions the scanner leaves open: what a finished block is (the
+candidate formats for its marker are tried in order; none parsing makes it error text) and, for
+``auto``, when detection happens (the first block that parses fixes the format for the rest of
+the stream, so a later ``<|python_tag|>`` in a hermes answer is just text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from providers.contents import AIContent, TextContent
+from providers.options import ToolDeclaration
+from providers.parsed_text import ParsedText
+from providers.text_tool_calls._protocol import MalformedBlockError, error_text
+from providers.text_tool_calls._registry import AUTO, FORMAT_NAMES, table_for
+from providers.text_tool_calls._scanner import Scanner, append_text
+from providers.text_tool_calls._tools import ToolBook
+
+__all__ = ["TextToolCallParser"]
+
+
+class _Session:
+    """The state of one stream: the scanner and, for ``auto``, whether a format was detected."""
+
+    __slots__ = ("_detecting", "_scanner", "_table", "_tools")
+
+    def __init__(self, name: str, tools: ToolBook) -> None:
+        self._detecting = name == AUTO
+        self._table = table_for(name)
+        self._tools = tools
+        self._scanner = Scanner(self._table, self._resolve, self._unclosed)
+
+    @property
+    def scanner(self) -> Scanner:
+        return self._scanner
+
+    def _resolve(self, marker: str, block: str) -> list[AIContent]:
+        reasons = []
+        for fmt in self._table.candidates[marker]:
+            try:
+                contents = fmt.parse_block(block, self._tools)
+            except MalformedBlockError as exc:
+                reasons.append(f"{fmt.name}: {exc}")
+                continue
+            if self._detecting:
+                self._detecting = False
+                self._table = table_for(fmt.name)
+                self._scanner.use(self._table)
+            return contents
+        return [error_text(block, "; ".join(reasons))]
+
+    def _unclosed(self, marker: str, block: str) -> list[AIContent]:
+        names = "/".join(fmt.name for fmt in self._table.candidates[marker])
+        return [error_text(block, f"{names}: {marker} not closed at end of stream")]
+
+
+class TextToolCallParser:
+    """Recovers tool calls that a model wrote as text, whole (``parse``) or streamed.
+
+    ``format`` is a format name (``hermes``, ``qwen3_coder``, ``mistral``, ``llama3_json``,
+    ``pythonic``, ``kimi_k2``, ``deepseek_v3``, ``deepseek_v31``, ``gpt_oss``) or ``auto``, which
+    detects the format from the first block that parses and keeps it for the stream. ``tools``
+    (OpenAI-style dicts or ``ToolDeclaration``) type qwen3_coder values by their schemas and
+    mark calls of tools that were not offered with an ``error``.
+
+    Guarantees, for every format: text outside calls is returned unchanged and in order; a block
+    that does not parse comes back as a ``TextContent`` holding exactly its text, with the reason
+    in ``additional_properties["text_tool_call_error"]``; streaming releases text at once,
+    holding only a suffix that may still become a marker; and any cutting of a text into deltas
+    gives the same contents as ``parse`` (ids of calls aside: they are fresh per call unless the
+    format carries them).
+    """
+
+    __slots__ = ("_format", "_scanner", "_tools")
+
+    def __init__(
+        self,
+        format: str = AUTO,  # noqa: A002 - the name the issue and the settings use
+        tools: Sequence[ToolDeclaration | Mapping[str, Any]] | None = None,
+    ) -> None:
+        if format not in FORMAT_NAMES:
+            known = ", ".join(FORMAT_NAMES)
+            raise ValueError(f"unknown text tool-call format {format!r}; known: {known}")
+        self._format = format
+        self._tools = ToolBook(tools)
+        self._scanner = _Session(format, self._tools).scanner
+
+    @property
+    def format(self) -> str:
+        return self._format
+
+    def parse(self, text: str) -> ParsedText:
+        """All of ``text`` at once; independent of any stream in progress."""
+        scanner = _Session(self._format, self._tools).scanner
+        contents = scanner.feed(text)
+        for content in scanner.finish():
+            if type(content) is TextContent and content.additional_properties is None:
+                append_text(contents, content.text)
+            else:
+                contents.append(content)
+        return ParsedText(contents)
+
+    def feed(self, delta: str) -> list[AIContent]:
+        """Contents that ``delta`` completes, in order; text is released as soon as it can be."""
+        return self._scanner.feed(delta)
+
+    def finish(self) -> list[AIContent]:
+        """End of stream: held text, and any unclosed block as error text. Resets the stream."""
+        contents = self._scanner.finish()
+        self._scanner = _Session(self._format, self._tools).scanner
+        return contents

@@ -1,0 +1,75 @@
+"""Formats whose calls sit in a section of special tokens (kimi_k2, deepseek_v3, deepseek_v31).
+
+``SECTION_BEGIN (CALL_BEGIN body CALL_END)* SECTION_END``. The section is one block; each call
+inside is judged alone (``assemble``), so one bad call does not sink its neighbours. A call
+outside any section (the section tokens stripped or never emitted) is its own block. What a
+call body means is the subclass's ``parse_call``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from providers.contents import AIContent, FunctionCallContent
+from providers.text_tool_calls._protocol import MalformedBlockError, Segment, assemble
+from providers.text_tool_calls._tools import ToolBook
+from providers.text_tool_calls._trackers import EndMarkerTracker
+
+__all__ = ["SectionFormat"]
+
+
+def _tag_start(char: str) -> bool:
+    return char == "<"
+
+
+class SectionFormat:
+    """Base of the section formats; subclasses set the four tokens and ``parse_call``."""
+
+    name = ""
+    section_begin = ""
+    section_end = ""
+    call_begin = ""
+    call_end = ""
+
+    def __init__(self) -> None:
+        begin, end = re.escape(self.call_begin), re.escape(self.call_end)
+        # A call ends at the first CALL_END, and a CALL_BEGIN inside it starts over: a call
+        # missing its end becomes text, not part of the next call's name.
+        self._call = re.compile(f"{begin}((?:(?!{begin}).)*?){end}", re.DOTALL)
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return (self.section_begin, self.call_begin)
+
+    @property
+    def auto_markers(self) -> tuple[str, ...]:
+        return self.markers
+
+    def tracker(self, marker: str) -> EndMarkerTracker:
+        if marker == self.section_begin:
+            return EndMarkerTracker(
+                marker, (self.section_end,), restarts=(marker,), lead=_tag_start
+            )
+        return EndMarkerTracker(
+            marker, (self.call_end,), restarts=(self.call_begin, self.section_begin)
+        )
+
+    def parse_block(self, block: str, tools: ToolBook) -> list[AIContent]:
+        start, end = 0, len(block)
+        if block.startswith(self.section_begin):
+            if not block.endswith(self.section_end):
+                raise MalformedBlockError("section not closed before the next section")
+            start, end = len(self.section_begin), end - len(self.section_end)
+        segments = []
+        for match in self._call.finditer(block, start, end):
+            try:
+                call = self.parse_call(match.group(1), tools)
+            except MalformedBlockError as exc:
+                segments.append(Segment(match.start(), match.end(), str(exc)))
+                continue
+            call.raw = match.group()
+            segments.append(Segment(match.start(), match.end(), call))
+        return assemble(block, start, end, segments)
+
+    def parse_call(self, body: str, tools: ToolBook) -> FunctionCallContent:
+        raise NotImplementedError

@@ -1,0 +1,49 @@
+"""``hermes``: ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` (Hermes-2-Pro, Qwen2.5/3).
+
+Grammar and server behaviour: research/FORMATS.md §1. Deliberate differences from the servers:
+
+* Each block stands alone. vLLM is all-or-nothing (one bad block turns the whole output into
+  content); here a bad block becomes error text and the good blocks are still calls.
+* Text before, between and after blocks is kept (vLLM drops everything after the first tag).
+* A block must be closed. vLLM also accepts a last block cut by the end of the stream when its
+  JSON happens to be complete; a truncated stream is not trusted to carry a complete call here,
+  so such a block is error text (vLLM: ``test_hermes_parser_non_streaming_tool_call_until_eos``).
+* ``raw_arguments`` is the model's own argument text, not a re-dump.
+"""
+
+from __future__ import annotations
+
+from providers.contents import AIContent
+from providers.text_tool_calls._json import call_from_object, skip_space
+from providers.text_tool_calls._protocol import MalformedBlockError
+from providers.text_tool_calls._tools import ToolBook
+from providers.text_tool_calls._trackers import EndMarkerTracker
+from providers.text_tool_calls.formats._tool_call_tag import CLOSE, OPEN, tool_call_tracker
+
+__all__ = ["Hermes"]
+
+
+class Hermes:
+    name = "hermes"
+    markers = (OPEN,)
+    auto_markers = (OPEN,)
+
+    def tracker(self, marker: str) -> EndMarkerTracker:
+        return tool_call_tracker(marker)
+
+    def parse_block(self, block: str, tools: ToolBook) -> list[AIContent]:
+        if not block.endswith(CLOSE):
+            raise MalformedBlockError(f"{OPEN} not closed before the next {OPEN}")
+        end = len(block) - len(CLOSE)
+        i = skip_space(block, len(OPEN))
+        if i >= end:
+            raise MalformedBlockError(f"empty {OPEN} block")
+        calls: list[AIContent] = []
+        while i < end:  # some fine-tunes put several objects in one block
+            call, i = call_from_object(block, i, tools)
+            if i > end:
+                raise MalformedBlockError("the call object runs past the closing tag")
+            call.raw = block
+            calls.append(call)
+            i = skip_space(block, i)
+        return calls

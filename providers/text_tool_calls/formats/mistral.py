@@ -1,0 +1,134 @@
+"""``mistral``: ``[TOOL_CALLS]`` followed by a JSON array (pre-v11 tokenizers) or by
+``NAME{args}`` / ``NAME[ARGS]{args}``, the token repeated per call (v11+).
+
+Grammar and server behaviour: research/FORMATS.md §3. The block has no end marker: it ends where
+the JSON closes, which ``JsonBalance`` finds without parsing. Deliberate differences:
+
+* Arguments that are not valid JSON make the block error text; vLLM returns them as a call with
+  the broken text as arguments, which an agent might execute.
+* ``[TOOL_CALLS]`` followed by something that is neither JSON nor a name (``[TOOL_CALLS] !``)
+  is ordinary text; a name without JSON arguments (``[TOOL_CALLS] not json``,
+  ``[TOOL_CALLS]name`` at end of stream) is error text up to where it stopped looking like one.
+* The regex fallback for junk between the token and the array is not implemented: the junk and
+  what follows are kept as text instead of being guessed at.
+"""
+
+from __future__ import annotations
+
+import re
+
+from providers.contents import AIContent
+from providers.text_tool_calls._json import call_from_object, decode_arguments, skip_space
+from providers.text_tool_calls._protocol import MalformedBlockError, Stop
+from providers.text_tool_calls._tools import ToolBook
+from providers.text_tool_calls._trackers import JsonBalance
+
+__all__ = ["Mistral"]
+
+MARKER = "[TOOL_CALLS]"
+ARGS = "[ARGS]"
+_NAMED = re.compile(r"([^\s{\[]+)\s*(?:\[ARGS\])?\s*(?=\{)")
+
+# Tracker phases: right after the marker, whitespace before any name, the name, whitespace
+# after it, inside ``[ARGS]``, and the JSON.
+_LEAD, _SPACE, _NAME, _NAME_SPACE, _ARGS, _JSON = range(6)
+_REJECT, _MALFORMED = False, True
+
+
+def _name_char(char: str) -> bool:
+    return char.isalnum() or char in "_-."
+
+
+class _MistralTracker:
+    """Reads the name (if any) character by character, then balances the JSON."""
+
+    __slots__ = ("_args", "_json", "_phase", "_seen", "_skip")
+
+    def __init__(self) -> None:
+        self._phase = _LEAD
+        self._skip = len(MARKER)
+        self._seen = 0
+        self._args = 0  # how much of ``[ARGS]`` has been matched
+        self._json = JsonBalance()
+
+    def feed(self, text: str, pos: int) -> Stop | None:
+        base = self._seen - pos
+        self._seen += len(text) - pos
+        i = pos + self._skip
+        self._skip = 0
+        while i < len(text):
+            if self._phase == _JSON:
+                end = self._json.scan(text, i)
+                return None if end < 0 else Stop(base + end)
+            verdict = self._step(text[i])
+            if verdict is not None:
+                return Stop(base + i, is_block=verdict)
+            i += 1
+        return None
+
+    def _step(self, char: str) -> bool | None:
+        """Move past ``char``, or stop before it: ``_REJECT`` (not a call) or ``_MALFORMED``."""
+        phase = self._phase
+        if phase == _ARGS:
+            if char != ARGS[self._args]:
+                return _MALFORMED
+            self._args += 1
+            if self._args == len(ARGS):
+                self._phase = _NAME_SPACE
+            return None
+        if char == "{" or (char == "[" and phase in (_LEAD, _SPACE)):
+            self._phase = _JSON
+            self._json.scan(char, 0)
+        elif char == "[":  # after a name
+            self._phase, self._args = _ARGS, 1
+        elif char.isspace():
+            self._phase = _SPACE if phase == _LEAD else _NAME_SPACE if phase == _NAME else phase
+        elif _name_char(char) and phase in (_LEAD, _SPACE, _NAME):
+            self._phase = _NAME
+        else:
+            return _REJECT if phase in (_LEAD, _SPACE) else _MALFORMED
+        return None
+
+    def finish(self) -> Stop | None:
+        if self._phase in (_LEAD, _SPACE):
+            return Stop(self._seen, is_block=False)
+        return None
+
+
+class Mistral:
+    name = "mistral"
+    markers = (MARKER,)
+    auto_markers = (MARKER,)
+
+    def tracker(self, marker: str) -> _MistralTracker:
+        return _MistralTracker()
+
+    def parse_block(self, block: str, tools: ToolBook) -> list[AIContent]:
+        i = skip_space(block, len(MARKER))
+        if block.startswith("[", i):
+            return self._array(block, i, tools)
+        if block.startswith("{", i):
+            call, _ = call_from_object(block, i, tools)
+            call.raw = block
+            return [call]
+        named = _NAMED.match(block, i)
+        if named is None:
+            raise MalformedBlockError(f"{MARKER} is followed by a name without JSON arguments")
+        raw = block[named.end() :].strip()
+        arguments = decode_arguments(raw)
+        return [tools.call(named.group(1), arguments, raw, raw=block)]
+
+    def _array(self, block: str, i: int, tools: ToolBook) -> list[AIContent]:
+        calls: list[AIContent] = []
+        i = skip_space(block, i + 1)
+        while not block.startswith("]", i):
+            call, i = call_from_object(block, i, tools)
+            calls.append(call)
+            i = skip_space(block, i)
+            if block.startswith(",", i):
+                i = skip_space(block, i + 1)
+            elif not block.startswith("]", i):
+                raise MalformedBlockError(f"not valid JSON (expected ',' or ']' at offset {i})")
+        if not calls:
+            raise MalformedBlockError(f"empty call list after {MARKER}")
+        return calls

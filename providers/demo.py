@@ -18,6 +18,7 @@ from providers.chat_response import ChatResponse
 from providers.client import OpenAiCompatibleChatClient
 from providers.errors import ProviderError
 from providers.replay_server import ReceivedRequest, RecordedReply, ReplayServer
+from providers.text_recovery import TextRecoveryChatClient
 from providers.transcripts import Transcript, default_root
 
 __all__ = ["DEMO_SCENARIOS", "run_demo"]
@@ -52,7 +53,9 @@ async def _replay(transcript: Transcript) -> DemoRow:
 
     async with (
         ReplayServer(answer) as server,
-        OpenAiCompatibleChatClient(server.base_url, backend=transcript.backend) as client,
+        TextRecoveryChatClient(
+            OpenAiCompatibleChatClient(server.base_url, backend=transcript.backend)
+        ) as client,
     ):
         try:
             updates = [u async for u in client.get_streaming_response("demo")]
@@ -149,7 +152,8 @@ async def run_demo(root: Path | None = None, out: TextIO = sys.stdout) -> int:
             rows.append(row)
         _print_block(title, rows, out)
     out.write(
-        "\nNot yet normalised (open issues): tool calls left as text in content (llama.cpp row "
-        "above, issue 3);\nwhitespace around the reasoning block differs by server.\n"
+        "\nllama.cpp's calls above arrived as plain text in delta.content (its tool parser was "
+        "not engaged);\nthe text-recovery layer made them the same structured calls.\n"
+        "Not yet normalised: whitespace around the reasoning block differs by server.\n"
     )
     return status

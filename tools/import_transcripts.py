@@ -278,7 +278,8 @@ def classify_error(status: int, err: Json) -> Json:
 
 def error_object(body: Any) -> Json:
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        return body["error"]  # nested {"error": {...}} (llama.cpp, vLLM, SGLang in-stream)
+        nested: Json = body["error"]
+        return nested  # nested {"error": {...}} (llama.cpp, vLLM, SGLang in-stream)
     if isinstance(body, dict):
         return body  # flat {"object": "error", ...} (SGLang chat)
     return {"message": str(body)}
@@ -430,11 +431,11 @@ RECOVERED: dict[tuple[str, str], tuple[Json, Json]] = {
 def recovered_expectation(exp: Json, overrides: Json) -> Json:
     result = dict(exp)
     for key, value in overrides.items():
-        if key == "tool_calls":
-            value = [
-                {"call_id": None, "raw_arguments": None, "error": False, **call} for call in value
-            ]
-        result[key] = value
+        result[key] = (
+            [{"call_id": None, "raw_arguments": None, "error": False, **call} for call in value]
+            if key == "tool_calls"
+            else value
+        )
     return result
 
 
@@ -869,6 +870,25 @@ def import_one_captured(backend: str, name: str, raw_path: Path, meta_path: Path
 # --------------------------------------------------------------------------------------------
 
 
+def adopt_own_captures() -> None:
+    """Transcripts recorded by our own capture scripts (tools/capture_*.py) are not imported from
+    shared/ but belong in the index; their files are left exactly as recorded."""
+    for backend in BACKENDS:
+        for sidecar_path in sorted((OUT / backend).glob("*.json")):
+            if sidecar_path in written:
+                continue
+            sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+            if not str(sidecar.get("provenance", {}).get("source", "")).startswith("tools/"):
+                continue
+            written.add(sidecar_path)
+            stem = sidecar_path.with_suffix("")
+            is_sse = stem.with_suffix(".sse").exists()
+            written.add(stem.with_suffix(".sse" if is_sse else ".raw"))
+            exp = sidecar["expected"]
+            phrase = describe(exp, is_sse, sidecar["response"]["status"])
+            index_rows.append((backend, stem.name, sidecar["provenance"]["kind"], phrase))
+
+
 def write_index() -> None:
     lines = [
         "# Transcript index",
@@ -898,6 +918,7 @@ def main() -> int:
     import_reconstructed()
     import_assembled()
     import_captured(skipped)
+    adopt_own_captures()
     write_index()
     stale = [
         p for b in BACKENDS if (OUT / b).is_dir() for p in (OUT / b).rglob("*")

@@ -60,7 +60,10 @@ class ChatResponseUpdate:
         Retry and failover decisions hinge on this: once a substantive update has reached the
         caller, re-sending the request would duplicate output.
         """
-        return any(isinstance(c, _SUBSTANTIVE) for c in self.contents)
+        for content in self.contents:  # noqa: SIM110 - a loop, not any(genexpr): per update
+            if isinstance(content, _SUBSTANTIVE):
+                return True
+        return False
 
 
 @dataclass(slots=True)

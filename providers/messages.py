@@ -28,10 +28,19 @@ class ChatMessage:
 
     role: ChatRole
     contents: list[AIContent] = field(default_factory=list)
+    """The parts of the message; a plain string given here becomes one ``TextContent``."""
     author_name: str | None = None
     message_id: str | None = None
     raw: Any = field(default=None, repr=False, compare=False)
     additional_properties: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        # `ChatMessage(role, "text")` must not become a message whose contents are characters
+        # (iterating a str) or silently empty: the MEAI constructor takes text here too.
+        if isinstance(self.contents, str):
+            self.contents = [TextContent(self.contents)]
+        if isinstance(self.role, str) and not isinstance(self.role, ChatRole):
+            self.role = ChatRole(self.role)
 
     @classmethod
     def system(cls, text: str) -> ChatMessage:

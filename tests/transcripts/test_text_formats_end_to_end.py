@@ -58,29 +58,24 @@ TOOL = {
 }
 
 
+def vllm_chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+    return {
+        "id": "chatcmpl-0123456789abcdef",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [choice],
+    }
+
+
 def vllm_stream(text: str, token: int = 3) -> bytes:
     """``text`` as vLLM streams plain content: role chunk, small deltas, a separate finish."""
-    base = {"id": "chatcmpl-0123456789abcdef", "object": "chat.completion.chunk",
-            "created": 1, "model": "m"}  # fmt: skip
-    chunks: list[dict[str, Any]] = [
-        {
-            **base,
-            "choices": [
-                {
-                    "index": 0,
-                    "delta": {"role": "assistant", "content": ""},
-                    "logprobs": None,
-                    "finish_reason": None,
-                }
-            ],
-        }  # fmt: skip
+    chunks = [vllm_chunk({"role": "assistant", "content": ""})]
+    chunks += [
+        vllm_chunk({"content": text[start : start + token]}) for start in range(0, len(text), token)
     ]
-    for start in range(0, len(text), token):
-        delta = {"content": text[start : start + token]}
-        chunks.append({**base, "choices": [{"index": 0, "delta": delta, "logprobs": None,
-                                            "finish_reason": None, "token_ids": None}]})  # fmt: skip
-    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "logprobs": None,
-                                        "finish_reason": "stop", "stop_reason": None}]})  # fmt: skip
+    chunks.append(vllm_chunk({}, "stop"))
     frames = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks]
     return ("".join(frames) + "data: [DONE]\n\n").encode()
 

@@ -1,0 +1,182 @@
+"""Timings extractors: one small callable per backend turning what a server reported into
+``ServerTimings``.
+
+Servers report cost and speed in different places (research/wire.md §2.4):
+
+* llama.cpp sends a ``timings`` object (``cache_n``, ``prompt_n``, ``prompt_ms``,
+  ``predicted_per_second``, … and ``draft_n``/``draft_n_accepted`` when speculative decoding
+  ran) on the last chunk of a stream or at the top level of a non-streamed response, and recent
+  builds *also* report ``usage.prompt_tokens_details.cached_tokens``;
+* vLLM reports cached tokens in ``usage.prompt_tokens_details`` only with
+  ``--enable-prompt-tokens-details`` and has no per-request timings (its per-request speed is
+  the client's wall clock, ``ClientTimings``);
+* SGLang reports cached tokens only with ``--enable-cache-report`` and reasoning tokens at the
+  top level of ``usage``;
+* OpenAI always reports cached tokens.
+
+Precedence when both exist: llama.cpp's ``cache_n`` wins over ``usage…cached_tokens`` (it is the
+slot's own count; in every capture they agree). Timings are read even when ``usage`` is absent
+(Netclaw dropped them then), and a missing count stays ``None``, never 0. Extractors are pure:
+they read values and return values; choosing one is ``extractor_for(backend)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from providers.chat_response import ChatResponse
+from providers.contents import UsageDetails
+from providers.profiles import BackendProfile
+from providers.usage import parse_usage
+from telemetry.timings import ServerTimings
+
+__all__ = [
+    "GenericTimingsExtractor",
+    "LlamaCppTimingsExtractor",
+    "SglangTimingsExtractor",
+    "TimingsExtractor",
+    "VllmTimingsExtractor",
+    "extractor_for",
+]
+
+TimingsSource = Mapping[str, Any] | ChatResponse
+"""A raw payload (a stream's last chunk, a non-streamed body: anything with ``usage`` and/or
+``timings`` at the top level) or a ``ChatResponse`` (its ``usage`` and the raw ``timings`` the
+normaliser kept in ``additional_properties``)."""
+
+
+@runtime_checkable
+class TimingsExtractor(Protocol):
+    """Reads one backend's report; ``None`` when the source reports nothing at all."""
+
+    def extract(self, source: TimingsSource) -> ServerTimings | None: ...
+
+
+def _parts(source: TimingsSource) -> tuple[UsageDetails | None, Mapping[str, Any] | None]:
+    if isinstance(source, ChatResponse):
+        usage = source.usage
+        timings = source.additional_properties.get("timings")
+    else:
+        raw_usage = source.get("usage")
+        usage = parse_usage(raw_usage) if isinstance(raw_usage, Mapping) else None
+        timings = source.get("timings")
+    return usage, timings if isinstance(timings, Mapping) else None
+
+
+def _int(timings: Mapping[str, Any], key: str) -> int | None:
+    value = timings.get(key)
+    return value if type(value) is int else None
+
+
+def _float(timings: Mapping[str, Any], key: str) -> float | None:
+    value = timings.get(key)
+    if type(value) is float or type(value) is int:
+        return float(value)
+    return None
+
+
+def _first(*values: int | None) -> int | None:
+    return next((v for v in values if v is not None), None)
+
+
+def _read(
+    source: TimingsSource, backend: str, read_timings: bool, cache_flag: str | None
+) -> ServerTimings | None:
+    usage, timings = _parts(source)
+    if not read_timings:
+        timings = None
+    if usage is None and timings is None:
+        return None
+    u = usage or UsageDetails()
+    t: Mapping[str, Any] = timings or {}
+    cache_n, prompt_n, predicted_n = _int(t, "cache_n"), _int(t, "prompt_n"), _int(t, "predicted_n")
+    cached = _first(cache_n, u.cached_input_token_count)
+    from_timings = None if cache_n is None or prompt_n is None else cache_n + prompt_n
+    return ServerTimings(
+        backend=backend,
+        input_tokens=_first(u.input_token_count, from_timings),
+        output_tokens=_first(u.output_token_count, predicted_n),
+        cached_input_tokens=cached,
+        reasoning_tokens=u.reasoning_token_count,
+        prompt_n=prompt_n,
+        prompt_ms=_float(t, "prompt_ms"),
+        prompt_per_token_ms=_float(t, "prompt_per_token_ms"),
+        prompt_per_second=_float(t, "prompt_per_second"),
+        predicted_n=predicted_n,
+        predicted_ms=_float(t, "predicted_ms"),
+        predicted_per_token_ms=_float(t, "predicted_per_token_ms"),
+        predicted_per_second=_float(t, "predicted_per_second"),
+        draft_n=_int(t, "draft_n"),
+        draft_n_accepted=_int(t, "draft_n_accepted"),
+        missing_cache_flag=cache_flag if cached is None else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LlamaCppTimingsExtractor:
+    """llama.cpp: the ``timings`` object first, ``usage`` for what it lacks."""
+
+    backend: str = "llamacpp"
+
+    def extract(self, source: TimingsSource) -> ServerTimings | None:
+        return _read(source, self.backend, True, None)
+
+
+@dataclass(frozen=True, slots=True)
+class VllmTimingsExtractor:
+    """vLLM: ``usage.prompt_tokens_details.cached_tokens`` (with the flag) and
+    ``completion_tokens_details.reasoning_tokens``; speed comes from ``ClientTimings``."""
+
+    backend: str = "vllm"
+    cache_flag: str = "--enable-prompt-tokens-details"
+
+    def extract(self, source: TimingsSource) -> ServerTimings | None:
+        return _read(source, self.backend, False, self.cache_flag)
+
+
+@dataclass(frozen=True, slots=True)
+class SglangTimingsExtractor:
+    """SGLang: cached tokens (with the flag) and the top-level ``usage.reasoning_tokens``."""
+
+    backend: str = "sglang"
+    cache_flag: str = "--enable-cache-report"
+
+    def extract(self, source: TimingsSource) -> ServerTimings | None:
+        return _read(source, self.backend, False, self.cache_flag)
+
+
+@dataclass(frozen=True, slots=True)
+class GenericTimingsExtractor:
+    """OpenAI and unknown servers: standard ``usage``, plus a llama.cpp-style ``timings`` object
+    if one is there (an undetected llama.cpp, or a server derived from it). Its keys are checked
+    by name and type, so an unrelated ``timings`` field yields nothing rather than nonsense."""
+
+    backend: str = "generic"
+
+    def extract(self, source: TimingsSource) -> ServerTimings | None:
+        return _read(source, self.backend, True, None)
+
+
+_BY_BACKEND: dict[str, TimingsExtractor] = {
+    "llamacpp": LlamaCppTimingsExtractor(),
+    "vllm": VllmTimingsExtractor(),
+    "sglang": SglangTimingsExtractor(),
+    "openai": GenericTimingsExtractor("openai"),
+}
+
+
+def extractor_for(
+    backend: str | BackendProfile | None,
+    overrides: Mapping[str, TimingsExtractor] | None = None,
+) -> TimingsExtractor:
+    """The extractor for a backend name (or profile); ``overrides`` wins over the built-ins.
+
+    Unknown backends get ``GenericTimingsExtractor`` labelled with their own name.
+    """
+    name = (backend.name if isinstance(backend, BackendProfile) else backend) or "generic"
+    key = name.lower()
+    if overrides and key in overrides:
+        return overrides[key]
+    return _BY_BACKEND.get(key) or GenericTimingsExtractor(key)

@@ -1,0 +1,110 @@
+"""Waiting for a backend that is still loading its model, within a budget.
+
+llama.cpp binds its port before the model loads and answers every path with
+``503 {"error": {"message": "Loading model", …}}`` until it is ready; SGLang's ``/health`` is 503
+while starting; vLLM does not even listen until ready (connection refused). All three are
+"not yet", and a client started together with its server (docker compose, a test fixture) should
+wait them out rather than fail its first request. Whatever else answers — 200, 401, 404 (a server
+without ``/health``) — means the server is up; whether it is the *right* server is the
+resolver's question, not this one's.
+
+When the budget runs out the error says how long it waited and what the server last said.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import httpx
+import structlog
+
+from capabilities import events
+from providers.endpoint import Endpoint
+from providers.errors import BackendUnavailableError, parse_error_body
+
+__all__ = ["Readiness", "wait_until_ready"]
+
+_log = structlog.get_logger(__name__)
+
+_NOT_READY = frozenset({502, 503, 504})
+"""503: loading (llama.cpp), starting (SGLang), engine dead (vLLM); 502/504: a proxy in front
+of a backend that is not listening yet."""
+
+
+@dataclass(frozen=True, slots=True)
+class Readiness:
+    waited_seconds: float
+    attempts: int
+    status: int
+    """The status of the answer that counted as ready."""
+
+
+async def wait_until_ready(
+    http: httpx.AsyncClient,
+    endpoint: Endpoint,
+    budget_seconds: float = 120.0,
+    poll_interval: float = 0.5,
+    *,
+    headers: Mapping[str, str] | None = None,
+    probe_timeout: float = 5.0,
+) -> Readiness:
+    """Poll ``GET <prefix>/health`` until the server is up or ``budget_seconds`` have passed.
+
+    Raises ``BackendUnavailableError`` (status 503, or ``None`` when nothing ever answered) with a
+    message naming the URL, the time waited and the last answer.
+    """
+    url = endpoint.server_path("/health")
+    started = time.monotonic()
+    deadline = started + budget_seconds
+    attempts = 0
+    last_status: int | None = None
+    last_detail = "no answer"
+    announced = False
+    while True:
+        attempts += 1
+        remaining = deadline - time.monotonic()
+        timeout = max(0.05, min(probe_timeout, remaining))
+        try:
+            async with asyncio.timeout(timeout):
+                response = await http.get(url, headers=dict(headers or {}), timeout=timeout)
+        except (httpx.HTTPError, TimeoutError, OSError) as exc:
+            last_status, last_detail = None, type(exc).__name__
+        else:
+            last_status = response.status_code
+            if last_status not in _NOT_READY:
+                waited = time.monotonic() - started
+                if announced:
+                    _log.info(
+                        events.BACKEND_READY,
+                        url=url,
+                        status=last_status,
+                        waited_seconds=round(waited, 3),
+                        attempts=attempts,
+                    )
+                return Readiness(waited, attempts, last_status)
+            message = parse_error_body(response.content).message
+            last_detail = f"HTTP {last_status}" + (f" {message!r}" if message else "")
+        waited = time.monotonic() - started
+        if not announced:
+            _log.info(
+                events.BACKEND_NOT_READY,
+                url=url,
+                status=last_status,
+                waited_seconds=round(waited, 3),
+            )
+            announced = True
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise BackendUnavailableError(
+                f"{endpoint.server_root} not ready after waiting {waited:.1f} s "
+                f"(budget {budget_seconds:g} s, {attempts} attempts); last answer from {url}: "
+                f"{last_detail}",
+                status=last_status,
+                user_message=(
+                    f"The model server did not become ready within {budget_seconds:g} seconds."
+                ),
+            )
+        await asyncio.sleep(min(poll_interval, remaining))

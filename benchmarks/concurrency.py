@@ -1,0 +1,179 @@
+"""Many concurrent streams per client, each client in a fresh process.
+
+A fresh process per client makes the memory figure that client's alone: after the imports, the
+session and one warm-up stream, the peak-RSS counter is reset (``/proc/self/clear_refs``, Linux);
+then all streams run at once under ``asyncio.gather`` and the new peak (``VmHWM``) minus the RSS
+at the reset is the growth. Every outcome is checked, and the child reports JSON on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.clients import ClientSpec, default_clients
+from benchmarks.cpu import describe_mismatch
+from benchmarks.scenarios import Scenario, generate
+from benchmarks.sse_server import child_env, pin_to_cpu
+
+__all__ = ["ConcurrencyResult", "measure_in_subprocess", "run_streams"]
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(slots=True)
+class ConcurrencyResult:
+    client: str
+    scenario: str
+    streams: int
+    completed: int
+    wall_seconds: float
+    cpu_seconds: float
+    rss_before_kib: int
+    peak_rss_growth_kib: int
+    rss_after_kib: int
+    peak_method: str
+    errors: list[str]
+
+
+def _status_kib(field: str) -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _reset_peak() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as clear_refs:
+            clear_refs.write("5")
+    except OSError:
+        return False
+    return True
+
+
+async def run_streams(
+    spec: ClientSpec, base: str, scenario: Scenario, streams: int
+) -> ConcurrencyResult:
+    if spec.session is None:
+        raise ValueError(f"{spec.label} cannot run: {spec.unavailable}")
+    expected = spec.expected(generate(scenario))
+    errors: list[str] = []
+    async with spec.session(base, streams) as stream:
+        warm = describe_mismatch(expected, await stream(scenario))
+        if warm is not None:
+            errors.append(f"warm-up: {warm}")
+        gc.collect()
+        reset = _reset_peak()
+        rss_before = _status_kib("VmRSS") or 0
+        maxrss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        cpu = time.process_time()
+        wall = time.perf_counter()
+        outcomes = await asyncio.gather(
+            *(stream(scenario) for _ in range(streams)), return_exceptions=True
+        )
+        wall = time.perf_counter() - wall
+        cpu = time.process_time() - cpu
+        if reset:
+            peak = _status_kib("VmHWM") or 0
+            growth, method = peak - rss_before, "VmHWM after clear_refs"
+        else:
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            growth, method = peak - maxrss_before, "ru_maxrss difference (lower bound)"
+        completed = 0
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                errors.append(repr(outcome))
+                continue
+            detail = describe_mismatch(expected, outcome)
+            if detail is None:
+                completed += 1
+            else:
+                errors.append(detail)
+        del outcomes
+        gc.collect()
+        rss_after = _status_kib("VmRSS") or 0
+    return ConcurrencyResult(
+        spec.name,
+        scenario.id,
+        streams,
+        completed,
+        wall,
+        cpu,
+        rss_before,
+        max(0, growth),
+        rss_after,
+        method,
+        sorted(set(errors))[:5],
+    )
+
+
+def measure_in_subprocess(
+    client: str, base: str, scenario: Scenario, streams: int, *, cpu: int | None = None
+) -> dict[str, Any]:
+    """Run ``run_streams`` for ``client`` in a fresh interpreter; its JSON result."""
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.concurrency",
+        "--client",
+        client,
+        "--base",
+        base,
+        "--scenario",
+        scenario.id,
+        "--streams",
+        str(streams),
+    ]
+    if cpu is not None:
+        command += ["--cpu", str(cpu)]
+    done = subprocess.run(
+        command,
+        check=False,
+        cwd=_ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode != 0:
+        return {
+            "client": client,
+            "scenario": scenario.id,
+            "streams": streams,
+            "completed": 0,
+            "errors": [f"exit {done.returncode}: {done.stderr.strip()[-500:]}"],
+        }
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--client", required=True)
+    parser.add_argument("--base", required=True)
+    parser.add_argument("--scenario", required=True)
+    parser.add_argument("--streams", type=int, default=200)
+    parser.add_argument("--cpu", type=int, default=None)
+    args = parser.parse_args(argv)
+    pin_to_cpu(args.cpu)
+    spec = default_clients()[args.client]
+    result = asyncio.run(run_streams(spec, args.base, Scenario.parse(args.scenario), args.streams))
+    sys.stdout.write(json.dumps(asdict(result)) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""The loopback SSE server the benchmarks stream from, run in its own process.
+
+``POST /<backend>/<kind>-<n>/v1/chat/completions`` answers the generated scenario (see
+``scenarios``) as chunked HTTP/1.1 ``text/event-stream``. Frames are encoded once per scenario
+and cached; each response is written in blocks of about ``BLOCK_BYTES`` (one HTTP chunk per
+block), so the server costs little and the client, not the server, is what is measured. Keep-alive
+is honoured, so a client that drains its response reuses its connection.
+
+Its own process: the client's CPU time (``time.process_time``) then excludes the server. It binds
+127.0.0.1 only, and ``ServerProcess`` stops it by its process id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import TracebackType
+
+from benchmarks.scenarios import Scenario, generate
+
+__all__ = [
+    "BLOCK_BYTES",
+    "ServerProcess",
+    "child_env",
+    "encode_response",
+    "pin_to_cpu",
+    "serve",
+]
+
+BLOCK_BYTES = 32 * 1024
+_ROOT = Path(__file__).resolve().parent.parent
+_SUFFIX = "/v1/chat/completions"
+_HEAD = (
+    b"HTTP/1.1 200 OK\r\n"
+    b"content-type: text/event-stream; charset=utf-8\r\n"
+    b"cache-control: no-cache\r\n"
+    b"transfer-encoding: chunked\r\n"
+    b"\r\n"
+)
+_NOT_FOUND = b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n"
+
+
+def encode_response(events: list[bytes], block_bytes: int = BLOCK_BYTES) -> list[bytes]:
+    """The whole response (head, chunked body, terminator) as a few pre-encoded writes."""
+    blocks: list[bytes] = []
+    pending: list[bytes] = []
+    size = 0
+    for event in events:
+        pending.append(event)
+        size += len(event)
+        if size >= block_bytes:
+            blocks.append(_chunked(pending, size))
+            pending, size = [], 0
+    if pending:
+        blocks.append(_chunked(pending, size))
+    blocks[0] = _HEAD + blocks[0]
+    blocks[-1] += b"0\r\n\r\n"
+    return blocks
+
+
+def _chunked(pieces: list[bytes], size: int) -> bytes:
+    return b"%x\r\n" % size + b"".join(pieces) + b"\r\n"
+
+
+class _Responses:
+    def __init__(self) -> None:
+        self._cache: dict[str, list[bytes]] = {}
+
+    def get(self, path: str) -> list[bytes] | None:
+        cached = self._cache.get(path)
+        if cached is None and path.startswith("/") and path.endswith(_SUFFIX):
+            try:
+                scenario = Scenario.parse(path[1 : -len(_SUFFIX)])
+            except ValueError:
+                return None
+            cached = self._cache[path] = encode_response(generate(scenario).events)
+        return cached
+
+
+async def _handle(
+    responses: _Responses, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            request_line, *header_lines = head.split(b"\r\n")
+            path = request_line.split(b" ")[1].decode("latin-1")
+            length = 0
+            for line in header_lines:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            if length:
+                await reader.readexactly(length)
+            blocks = responses.get(path)
+            if blocks is None:
+                writer.write(_NOT_FOUND)
+                await writer.drain()
+                continue
+            for block in blocks:
+                writer.write(block)
+                await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError):
+        pass  # the client closed its connection (at the end, or early after [DONE])
+    finally:
+        writer.close()
+
+
+async def serve(port: int = 0) -> None:
+    """Serve until killed; print ``PORT <n>`` on stdout once listening."""
+    responses = _Responses()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _handle(responses, reader, writer)
+
+    server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=1024)
+    bound = server.sockets[0].getsockname()[1]
+    sys.stdout.write(f"PORT {bound}\n")
+    sys.stdout.flush()
+    async with server:
+        await server.serve_forever()
+
+
+class ServerProcess:
+    """``with ServerProcess() as base: …``: the server in a child process, stopped on exit.
+
+    ``base`` is ``http://127.0.0.1:<port>``; a scenario's OpenAI base URL is
+    ``f"{base}/{scenario.id}/v1"``. ``cpu`` pins the child to one CPU (on a 2-core machine the
+    server and the measured client then do not share a core).
+    """
+
+    def __init__(self, cpu: int | None = None) -> None:
+        self._cpu = cpu
+        self._process: subprocess.Popen[str] | None = None
+        self.base = ""
+
+    def __enter__(self) -> str:
+        command = [sys.executable, "-m", "benchmarks.sse_server"]
+        if self._cpu is not None:
+            command += ["--cpu", str(self._cpu)]
+        self._process = subprocess.Popen(
+            command, cwd=_ROOT, stdout=subprocess.PIPE, text=True, env=child_env()
+        )
+        assert self._process.stdout is not None
+        line = self._process.stdout.readline()
+        if not line.startswith("PORT "):
+            self._stop()
+            raise RuntimeError(f"the benchmark server did not start (said {line!r})")
+        self.base = f"http://127.0.0.1:{int(line.split()[1])}"
+        return self.base
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop()
+
+    def _stop(self) -> None:
+        process = self._process
+        if process is None:
+            return
+        self._process = None
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def child_env() -> dict[str, str]:
+    """The parent's environment with the repository root importable."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_ROOT), env.get("PYTHONPATH", "")]))
+    return env
+
+
+def pin_to_cpu(cpu: int | None) -> None:
+    """Best effort: keep this process on one CPU when there are at least two."""
+    if cpu is None or not hasattr(os, "sched_setaffinity"):
+        return
+    available = sorted(os.sched_getaffinity(0))
+    if len(available) >= 2:
+        os.sched_setaffinity(0, {available[cpu % len(available)]})
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--cpu", type=int, default=None)
+    args = parser.parse_args(argv)
+    pin_to_cpu(args.cpu)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(args.port))
+
+
+if __name__ == "__main__":
+    main()

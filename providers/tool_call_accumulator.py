@@ -26,6 +26,9 @@ from providers.contents import FunctionCallContent
 __all__ = ["ToolCallAccumulator", "parse_arguments"]
 
 
+_ENTRY_KEYS = frozenset({"index", "id", "type", "function"})
+
+
 class _PendingCall:
     __slots__ = ("call_id", "extra", "fragments", "name")
 
@@ -50,7 +53,7 @@ class ToolCallAccumulator:
 
     def add(self, entries: Iterable[Any]) -> None:
         for entry in entries:
-            if isinstance(entry, Mapping):
+            if type(entry) is dict or isinstance(entry, Mapping):  # dict first: cheap check
                 self._add_one(entry)
 
     def _add_one(self, entry: Mapping[str, Any]) -> None:
@@ -65,19 +68,21 @@ class ToolCallAccumulator:
         if call_id is not None and call_id != "":
             call.call_id = str(call_id)
         function = entry.get("function")
-        if isinstance(function, Mapping):
+        if type(function) is dict or isinstance(function, Mapping):
             name = function.get("name")
-            if isinstance(name, str) and name:
+            if name and type(name) is str:
                 call.name = name
             arguments = function.get("arguments")
-            if isinstance(arguments, str):
+            if type(arguments) is str:
                 if arguments:
                     call.fragments.append(arguments)
             elif isinstance(arguments, Mapping | list):
                 # Some servers send the parsed object; it is the whole argument text.
                 call.fragments = [json.dumps(arguments, ensure_ascii=False)]
+        if entry.keys() <= _ENTRY_KEYS:
+            return
         for key, value in entry.items():
-            if key not in ("index", "id", "type", "function") and value is not None:
+            if key not in _ENTRY_KEYS and value is not None:
                 if call.extra is None:
                     call.extra = {}
                 call.extra[key] = value

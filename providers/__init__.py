@@ -4,10 +4,12 @@ Everything a caller needs is importable from here; modules are implementation de
 where an issue names them public (``providers.text_tool_calls``, ``providers.reasoning``).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from providers._open_values import ChatFinishReason, ChatRole
 from providers.chat_client import ChatClient, ChatInput
 from providers.chat_response import ChatResponse, ChatResponseUpdate
-from providers.client import DEFAULT_TIMEOUT, OpenAiCompatibleChatClient
+from providers.client import DEFAULT_TIMEOUT, OpenAiCompatibleChatClient, Timeouts
 from providers.contents import (
     AIContent,
     DataContent,
@@ -25,6 +27,7 @@ from providers.errors import (
     ApiStatusError,
     AuthenticationError,
     BackendUnavailableError,
+    ConfigurationError,
     ContextLengthExceededError,
     InvalidRequestError,
     InvalidResponseError,
@@ -40,8 +43,33 @@ from providers.errors import (
 from providers.messages import ChatMessage
 from providers.normalize import ChunkNormalizer
 from providers.options import ChatOptions, ChatResponseFormat, ChatToolMode, ToolDeclaration
+from providers.pipeline import ChatClientBuilder, DelegatingChatClient
 from providers.profiles import BackendProfile, profile_for
 from providers.sse import ServerSentEvent, SseDecoder
+
+if TYPE_CHECKING:
+    from providers.retry import RetryingChatClient, RetryPolicy
+    from providers.text_recovery import TextRecoveryChatClient
+
+# Layers whose dependencies cost cold-import time (tenacity and structlog for retry, the parser
+# registry for recovery) load on first use.
+_LAZY = {
+    "RetryPolicy": "providers.retry",
+    "RetryingChatClient": "providers.retry",
+    "TextRecoveryChatClient": "providers.text_recovery",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'providers' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -51,6 +79,7 @@ __all__ = [
     "BackendProfile",
     "BackendUnavailableError",
     "ChatClient",
+    "ChatClientBuilder",
     "ChatFinishReason",
     "ChatInput",
     "ChatMessage",
@@ -61,8 +90,10 @@ __all__ = [
     "ChatRole",
     "ChatToolMode",
     "ChunkNormalizer",
+    "ConfigurationError",
     "ContextLengthExceededError",
     "DataContent",
+    "DelegatingChatClient",
     "Endpoint",
     "ErrorContent",
     "FunctionCallContent",
@@ -76,12 +107,16 @@ __all__ = [
     "ProviderError",
     "ProviderTimeoutError",
     "RateLimitError",
+    "RetryPolicy",
+    "RetryingChatClient",
     "ServerError",
     "ServerSentEvent",
     "SseDecoder",
     "StreamInterruptedError",
     "TextContent",
     "TextReasoningContent",
+    "TextRecoveryChatClient",
+    "Timeouts",
     "ToolDeclaration",
     "UriContent",
     "UsageContent",

@@ -3,15 +3,22 @@ servers.
 
 The streamed path is a straight pipe — httpx bytes → ``SseDecoder`` → JSON → ``ChunkNormalizer``
 → updates — with no stage reaching back. Whatever goes wrong, the caller gets a typed
-``ProviderError`` whose ``partial_response`` holds everything received before it.
+``ProviderError`` whose ``partial_response`` holds everything received before it; httpx exceptions
+become ``ProviderError``s in one place, ``_ErrorMapping``.
+
+Time budgets (``Timeouts``): httpx enforces only the connect budget; first-token, idle and total
+are one lazily re-armed timer per request (``_Watchdog``), so a healthy stream pays a clock read
+and one comparison per network read, not a timer per chunk.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
-from dataclasses import replace
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any
 
@@ -21,12 +28,15 @@ from providers.chat_client import ChatInput
 from providers.chat_response import ChatResponse, ChatResponseUpdate
 from providers.endpoint import Endpoint
 from providers.errors import (
+    ConfigurationError,
     InvalidResponseError,
     ProviderConnectionError,
     ProviderError,
     ProviderTimeoutError,
     StreamInterruptedError,
+    TimeoutPhase,
     error_from_response,
+    retry_after_from_headers,
 )
 from providers.messages import ChatMessage
 from providers.normalize import ChunkNormalizer
@@ -35,7 +45,7 @@ from providers.profiles import BackendProfile, profile_for
 from providers.request import build_chat_request
 from providers.sse import ServerSentEvent, SseDecoder
 
-__all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient"]
+__all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient", "Timeouts"]
 
 TRANSPORT_TIMESTAMPS = "transport_timestamps"
 """``additional_properties`` key of the client-measured ``time.monotonic()`` instants only the
@@ -44,8 +54,55 @@ non-streamed call). On a stream they ride on the first update; the telemetry lay
 rest (first substantive token, last token, end) from the updates themselves."""
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=600.0, write=60.0, pool=30.0)
-"""``read`` bounds the gap between two network reads; a long prefill legitimately sends nothing
-for minutes (llama.cpp pings every 30 s, vLLM and SGLang stay silent), so it is generous."""
+"""The owned ``httpx.AsyncClient``'s defaults. Requests override them with their ``Timeouts``;
+passing ``timeout=`` without ``timeouts=`` is read as ``Timeouts.from_httpx(timeout)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """Per-request time budgets in seconds; ``None`` switches one off.
+
+    ``connect`` (default 10 s, enforced by httpx): TCP/TLS set-up. openai-python uses 5 s for its
+    cloud; 10 s is the previous ``DEFAULT_TIMEOUT`` and only matters for a dead host. The one phase
+    a retry is safe after, since the server has seen nothing.
+
+    ``first_token`` (default 600 s): from sending the request to the first *substantive* update
+    (text, reasoning or a tool call); the pool wait, upload, queueing and prefill all count, and
+    keepalives, role-only chunks and prefill progress do not stop it. A long prompt on a CPU or
+    busy single-slot server legitimately takes minutes; 600 s is openai-python's read timeout
+    and the previous ``DEFAULT_TIMEOUT.read``.
+
+    ``idle`` (default 120 s): the longest silence between two network reads once output has
+    started; keepalive comments count as activity. llama.cpp pings after 30 s of silence; a
+    server that buffers a whole tool call or recomputes a preempted request may be silent for
+    a minute, and a false expiry loses an answer that cannot be retried, so it is generous.
+
+    ``total`` (default 3600 s, Netclaw's HTTP timeout): the whole request. A non-streamed call
+    has only ``connect`` and ``total``: no byte flows until its answer is complete, so there is
+    no first token or gap to time.
+    """
+
+    connect: float | None = 10.0
+    first_token: float | None = 600.0
+    idle: float | None = 120.0
+    total: float | None = 3600.0
+
+    def __post_init__(self) -> None:
+        for name in ("connect", "first_token", "idle", "total"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, int | float) and value > 0):
+                raise ConfigurationError(f"Timeouts.{name} must be > 0 seconds or None: {value!r}")
+
+    @classmethod
+    def from_httpx(cls, timeout: httpx.Timeout | float | None) -> Timeouts:
+        """The old ``timeout=`` argument: its read timeout bounds the first token and each gap."""
+        if not isinstance(timeout, httpx.Timeout):
+            timeout = httpx.Timeout(timeout)
+        return cls(timeout.connect, timeout.read, timeout.read, None)
+
+    def httpx_timeout(self) -> httpx.Timeout:
+        """What each request hands httpx: connect only; the watchdog owns the other budgets."""
+        return httpx.Timeout(connect=self.connect, read=None, write=None, pool=None)
 
 
 class OpenAiCompatibleChatClient:
@@ -53,7 +110,8 @@ class OpenAiCompatibleChatClient:
 
     ``backend`` selects the ``BackendProfile`` (request-side quirks); parsing accepts every
     server's shapes whatever it is set to. One ``httpx.AsyncClient`` is shared by all requests;
-    pass ``http_client`` to bring your own (it is then not closed by ``aclose``).
+    pass ``http_client`` to bring your own (it is then not closed by ``aclose``). ``timeouts``
+    sets the per-request budgets (``Timeouts``); they override the http client's own timeouts.
     """
 
     def __init__(
@@ -65,6 +123,7 @@ class OpenAiCompatibleChatClient:
         backend: str | BackendProfile | None = None,
         http_client: httpx.AsyncClient | None = None,
         timeout: httpx.Timeout | float | None = DEFAULT_TIMEOUT,
+        timeouts: Timeouts | None = None,
         headers: Mapping[str, str] | None = None,
         merge_system_messages: bool | None = None,
         redact_fingerprint: bool = False,
@@ -83,6 +142,13 @@ class OpenAiCompatibleChatClient:
         self._headers = request_headers
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=timeout)
+        if timeouts is None:
+            timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)
+        self.timeouts = timeouts
+        self._httpx_timeout = timeouts.httpx_timeout()
+        # Error messages name the URL; never with credentials someone put in it.
+        url = httpx.URL(self.endpoint.chat_completions)
+        self._url_for_errors = str(url.copy_with(username=None, password=None))
 
     def __repr__(self) -> str:
         # Never the headers: they hold the API key.
@@ -124,30 +190,36 @@ class OpenAiCompatibleChatClient:
         body = self.build_request_body(messages, options, stream=False)
         backend = self.profile.name
         stamps = {"request_sent": time.monotonic()}
-        try:
-            async with self._http.stream(
-                "POST", self.endpoint.chat_completions, json=body, headers=self._headers
-            ) as response:
-                stamps["response_headers"] = time.monotonic()
-                pieces: list[bytes] = []
-                async for piece in response.aiter_bytes():
-                    if not pieces:
-                        stamps["first_byte"] = time.monotonic()
-                    pieces.append(piece)
-                content = b"".join(pieces)
-                stamps["response_end"] = time.monotonic()
-        except httpx.TimeoutException as exc:
-            raise _timeout_error(exc, backend) from exc
-        except httpx.TransportError as exc:
-            raise ProviderConnectionError(
-                f"could not reach {self.endpoint.chat_completions}: {exc!r}", backend=backend
-            ) from exc
+        with _ErrorMapping(self, None, None):
+            try:
+                async with (
+                    asyncio.timeout(self.timeouts.total),
+                    self._http.stream(
+                        "POST",
+                        self.endpoint.chat_completions,
+                        json=body,
+                        headers=self._headers,
+                        timeout=self._httpx_timeout,
+                    ) as response,
+                ):
+                    stamps["response_headers"] = time.monotonic()
+                    pieces: list[bytes] = []
+                    async for piece in response.aiter_bytes():
+                        if not pieces:
+                            stamps["first_byte"] = time.monotonic()
+                        pieces.append(piece)
+                    content = b"".join(pieces)
+                    stamps["response_end"] = time.monotonic()
+            except TimeoutError as exc:
+                if isinstance(exc, ProviderError):
+                    raise
+                raise _budget_error("total", self.timeouts.total, backend) from None
         if response.status_code >= 400:
             raise error_from_response(
                 response.status_code,
                 content,
                 backend=backend,
-                retry_after=_retry_after(response.headers),
+                retry_after=retry_after_from_headers(response.headers),
             )
         try:
             payload = json.loads(content)
@@ -176,54 +248,259 @@ class OpenAiCompatibleChatClient:
         )
         decoder = SseDecoder()
         stamps = state.stamps = {"request_sent": time.monotonic()}
+        watch = _Watchdog(self.timeouts, state.has_token, backend)
+        clock = time.monotonic
         try:
-            async with self._http.stream(
-                "POST", self.endpoint.chat_completions, json=body, headers=self._headers
-            ) as response:
-                stamps["response_headers"] = time.monotonic()
-                if response.status_code >= 400:
-                    raise error_from_response(
-                        response.status_code,
-                        await response.aread(),
-                        backend=backend,
-                        retry_after=_retry_after(response.headers),
-                    )
-                async for chunk in response.aiter_bytes():
-                    if "first_byte" not in stamps:
-                        stamps["first_byte"] = time.monotonic()
-                    for update in state.consume(decoder.feed(chunk)):
-                        yield update
-                    if state.done:
-                        break
-                if not state.done:
-                    for update in state.consume(decoder.finish()):
-                        yield update
-            for update in state.end():
-                yield update
-        except ProviderError as exc:
-            state.attach_partial(exc)
-            raise
-        except httpx.TimeoutException as exc:
-            error: ProviderError = _timeout_error(exc, backend)
-            state.attach_partial(error)
+            with _ErrorMapping(self, state, watch):
+                async with self._http.stream(
+                    "POST",
+                    self.endpoint.chat_completions,
+                    json=body,
+                    headers=self._headers,
+                    timeout=self._httpx_timeout,
+                ) as response:
+                    stamps["response_headers"] = time.monotonic()
+                    if response.status_code >= 400:
+                        raise error_from_response(
+                            response.status_code,
+                            await response.aread(),
+                            backend=backend,
+                            retry_after=retry_after_from_headers(response.headers),
+                        )
+                    async for chunk in response.aiter_bytes():
+                        watch.since = None  # data arrived: the caller may hold the task now
+                        if "first_byte" not in stamps:
+                            stamps["first_byte"] = time.monotonic()
+                        for update in state.consume(decoder.feed(chunk)):
+                            yield update
+                        if state.done:
+                            break
+                        now = clock()
+                        if now >= watch.due:
+                            watch.overdue(now)
+                        watch.since = now  # waiting on the network again
+                    watch.since = None
+                    if not state.done:
+                        for update in state.consume(decoder.finish()):
+                            yield update
+                for update in state.end():
+                    yield update
+        finally:
+            watch.close()
+
+
+class _ErrorMapping:
+    """The one place transport failures become ``ProviderError``s (``raise … from exc``).
+
+    A ``ProviderError`` passes through with the partial response attached; httpx exceptions are
+    mapped (connection vs. interrupted depends on whether anything was received); a
+    ``CancelledError`` that the watchdog caused becomes its ``ProviderTimeoutError``, any other
+    cancellation propagates untouched.
+    """
+
+    __slots__ = ("_client", "_state", "_watch")
+
+    def __init__(
+        self,
+        client: OpenAiCompatibleChatClient,
+        state: _StreamState | None,
+        watch: _Watchdog | None,
+    ) -> None:
+        self._client = client
+        self._state = state
+        self._watch = watch
+
+    def __enter__(self) -> _ErrorMapping:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            return
+        error = self._map(exc)
+        if error is None:
+            return
+        if self._state is not None:
+            self._state.attach_partial(error)
+        if error is not exc:
             raise error from exc
-        except httpx.TransportError as exc:
-            if state.received:
-                error = StreamInterruptedError(
+
+    def _map(self, exc: BaseException) -> ProviderError | None:
+        if isinstance(exc, ProviderError):
+            return exc
+        backend = self._client.profile.name
+        if isinstance(exc, asyncio.CancelledError):
+            watch = self._watch
+            return watch.expiry_error() if watch is not None else None
+        if isinstance(exc, httpx.TimeoutException):
+            # Only connect can fire (read, write and pool are the watchdog's): the rest is
+            # mapped for a transport that enforces its own.
+            if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+                return _budget_error("connect", self._client.timeouts.connect, backend)
+            started = self._state is not None and self._state.has_token()
+            phase: TimeoutPhase = "idle" if started else "first_token"
+            return ProviderTimeoutError(f"{phase} timeout: {exc!r}", phase=phase, backend=backend)
+        if isinstance(exc, httpx.TransportError):
+            if self._state is not None and self._state.received:
+                return StreamInterruptedError(
                     f"the connection broke mid-stream: {exc!r}", backend=backend
                 )
-            else:
-                error = ProviderConnectionError(
-                    f"could not reach {self.endpoint.chat_completions}: {exc!r}", backend=backend
-                )
-            state.attach_partial(error)
-            raise error from exc
+            return ProviderConnectionError(
+                f"could not reach {self._client._url_for_errors} or it closed the connection "
+                f"before answering: {exc!r}",
+                backend=backend,
+            )
+        if isinstance(exc, httpx.DecodingError):
+            return InvalidResponseError(f"the body could not be decoded: {exc!r}", backend=backend)
+        if isinstance(exc, httpx.RequestError):
+            return ProviderConnectionError(f"the request failed: {exc!r}", backend=backend)
+        return None
+
+
+_INF = math.inf
+
+
+class _Watchdog:
+    """The first-token, idle and total budgets of one streamed request, on one timer.
+
+    The read loop records when it starts waiting on the network (``since``) and clears it when
+    data arrives: a clock read, one comparison with ``due`` and two stores per network read. The
+    timer sleeps until the earliest moment a budget could run out (and, until output starts, at
+    most one idle period, to notice the first token) and re-arms when it finds progress, so a
+    healthy stream costs a wake-up per idle period. Whether output has started is looked up
+    lazily at those wake-ups, never per update. The timer cancels the task only while the task
+    waits on the network (``since`` set), never while the caller holds an update; a deadline
+    that passes meanwhile is raised by the next read (``due``). Cancellation follows
+    ``asyncio.timeout``: the expiry is claimed with ``Task.uncancel`` only if nobody else
+    cancelled the task too.
+    """
+
+    __slots__ = (
+        "_backend",
+        "_cancelling",
+        "_first",
+        "_handle",
+        "_has_token",
+        "_idle",
+        "_loop",
+        "_task",
+        "_timeouts",
+        "_token_seen",
+        "_total",
+        "due",
+        "expired",
+        "since",
+    )
+
+    def __init__(self, timeouts: Timeouts, has_token: Callable[[], bool], backend: str) -> None:
+        now = time.monotonic()
+        self._timeouts = timeouts
+        self._has_token = has_token
+        self._backend = backend
+        self._first = _INF if timeouts.first_token is None else now + timeouts.first_token
+        self._total = _INF if timeouts.total is None else now + timeouts.total
+        self._idle = timeouts.idle
+        self._token_seen = False
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        self._cancelling = self._task.cancelling() if self._task is not None else 0
+        self._handle: asyncio.TimerHandle | None = None
+        self.since: float | None = now  # the header wait is a network wait too
+        self.due = min(self._first, self._total)
+        self.expired: TimeoutPhase | None = None
+        self._arm(now)
+
+    def _deadline(self, since: float | None) -> tuple[float, TimeoutPhase]:
+        when = self._total
+        phase: TimeoutPhase = "total"
+        if not self._token_seen:
+            if self._first < when:
+                when, phase = self._first, "first_token"
+        elif self._idle is not None and since is not None and since + self._idle < when:
+            when, phase = since + self._idle, "idle"
+        return when, phase
+
+    def _arm(self, now: float) -> None:
+        when, _ = self._deadline(self.since)
+        if not self._token_seen and self._idle is not None:
+            when = min(when, now + self._idle)  # look for the first token once per idle period
+        if when != _INF and self._task is not None:
+            self._handle = self._loop.call_later(max(0.0, when - now), self._check)
+
+    def _token_check(self) -> None:
+        if not self._token_seen and self._has_token():
+            self._token_seen = True
+            self.due = self._total
+
+    def _check(self) -> None:
+        self._handle = None
+        if self.since is None:
+            self.due = -_INF  # the caller holds the task: the next read re-arms
+            return
+        now = time.monotonic()
+        self._token_check()
+        when, phase = self._deadline(self.since)
+        if now >= when and self._task is not None:
+            self.expired = phase
+            self._task.cancel()
+        else:
+            self._arm(now)
+
+    def overdue(self, now: float) -> None:
+        """The read loop found ``now >= due``: raise a passed deadline, or re-arm the timer."""
+        self._token_check()
+        when, phase = self._deadline(None)
+        self.due = when
+        if now >= when:
+            raise self._error(phase)
+        if self._handle is None:
+            self.since = now
+            self._arm(now)
+
+    def expiry_error(self) -> ProviderTimeoutError | None:
+        """The timeout a ``CancelledError`` stands for, or ``None`` if someone else cancelled."""
+        if self.expired is None or self._task is None:
+            return None
+        if self._task.uncancel() > self._cancelling:
+            return None
+        return self._error(self.expired)
+
+    def _error(self, phase: TimeoutPhase) -> ProviderTimeoutError:
+        budgets = self._timeouts
+        budget = {"first_token": budgets.first_token, "idle": budgets.idle}.get(
+            phase, budgets.total
+        )
+        return _budget_error(phase, budget, self._backend)
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+
+_BUDGET_MESSAGES: dict[str, str] = {
+    "connect": "could not connect within the {budget} connect budget",
+    "first_token": "no text, reasoning or tool call within the {budget} first-token budget",
+    "idle": "the stream was silent for longer than the {budget} idle budget",
+    "total": "the request ran past its {budget} overall deadline",
+}
+
+
+def _budget_error(phase: TimeoutPhase, budget: float | None, backend: str) -> ProviderTimeoutError:
+    text = "unlimited" if budget is None else f"{budget:g} s"
+    return ProviderTimeoutError(
+        _BUDGET_MESSAGES[phase].format(budget=text), phase=phase, budget=budget, backend=backend
+    )
 
 
 class _StreamState:
     """What one stream has received so far, so any failure can hand it to the caller."""
 
-    __slots__ = ("backend", "done", "finished", "normalizer", "received", "stamps")
+    __slots__ = ("_scanned", "backend", "done", "finished", "normalizer", "received", "stamps")
 
     def __init__(self, normalizer: ChunkNormalizer, backend: str) -> None:
         self.normalizer = normalizer
@@ -232,6 +509,17 @@ class _StreamState:
         self.finished = False  # a finish_reason arrived
         self.done = False  # `data: [DONE]` arrived
         self.stamps: dict[str, float] | None = None  # given to the first update, then dropped
+        self._scanned = 0  # updates already found not substantive by has_token
+
+    def has_token(self) -> bool:
+        """Has a substantive update been received? Asked only near a deadline, so the hot path
+        never pays for it; each update is looked at once."""
+        received = self.received
+        for index in range(self._scanned, len(received)):
+            if received[index].is_substantive:
+                return True
+        self._scanned = len(received)
+        return False
 
     def consume(self, events: list[ServerSentEvent]) -> Iterator[ChatResponseUpdate]:
         # Lazily, one by one: updates before an error event in the same network read reach the
@@ -285,24 +573,3 @@ def _loads(data: str, backend: str) -> dict[str, Any]:
     if not isinstance(payload, dict):
         raise InvalidResponseError("a stream event is not a JSON object", backend=backend)
     return payload
-
-
-def _timeout_error(exc: httpx.TimeoutException, backend: str) -> ProviderTimeoutError:
-    phase = "connect" if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout) else "idle"
-    return ProviderTimeoutError(f"{phase} timeout: {exc!r}", phase=phase, backend=backend)
-
-
-def _retry_after(headers: httpx.Headers) -> float | None:
-    value = headers.get("retry-after-ms")
-    if value:
-        try:
-            return float(value) / 1000.0
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value:
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None

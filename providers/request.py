@@ -28,13 +28,13 @@ from providers.profiles import BackendProfile
 __all__ = ["build_chat_request", "messages_to_wire"]
 
 
-
 def _warn(event: str, **fields: Any) -> None:
     """Logged through structlog, imported on first use: it costs ~25 ms of cold import and is
     needed only when a request is malformed."""
     import structlog
 
     structlog.get_logger(__name__).warning(event, **fields)
+
 
 # Keys the client owns: ``additional_properties`` may extend them (a nested dict is merged),
 # never replace them.

@@ -1,8 +1,10 @@
-"""Error envelopes and their classification (research/wire.md §4, §7.2-§7.3)."""
+"""Error envelopes, their classification and what messages may carry (research/wire.md §4,
+§7.2-§7.3; issue 6)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,16 +13,20 @@ from providers.errors import (
     ApiStatusError,
     AuthenticationError,
     BackendUnavailableError,
+    ConfigurationError,
     ContextLengthExceededError,
     InvalidRequestError,
     ModelNotFoundError,
     PermissionDeniedError,
     ProviderError,
+    ProviderTimeoutError,
     RateLimitError,
     ServerError,
+    StreamInterruptedError,
     error_from_response,
     error_from_stream_event,
     parse_error_body,
+    retry_after_from_headers,
 )
 
 
@@ -502,3 +508,286 @@ def test_overflow_user_message_mentions_context() -> None:
         400, body({"error": {"type": "exceed_context_size_error", "message": "x", "n_ctx": 10}})
     )
     assert "context" in error.user_message.lower()
+
+
+# --- issue 6: every shape, the sizes, and what messages may carry -----------------------------
+
+
+def test_vllm_newer_wording_gives_the_prompt_tokens_too() -> None:
+    message = (
+        "You passed 5000 input tokens and requested 100 output tokens. However, the model's "
+        "context length is only 4096 tokens, resulting in a maximum input length of 3996 tokens. "
+        "Please reduce the length of the input prompt. (parameter=input_tokens, value=5000)"
+    )
+    error = error_from_response(
+        400,
+        body({"error": {"message": message, "type": "BadRequestError", "param": "input_tokens"}}),
+    )
+    assert isinstance(error, ContextLengthExceededError)
+    assert (error.prompt_tokens, error.context_window) == (5000, 4096)
+
+
+def test_vllm_parameter_suffix_alone_gives_the_prompt_tokens() -> None:
+    message = "the model's context length is only 2048 tokens (parameter=input_tokens, value=2100)"
+    error = error_from_response(400, body({"error": {"message": message}}))
+    assert isinstance(error, ContextLengthExceededError)
+    assert (error.prompt_tokens, error.context_window) == (2100, 2048)
+
+
+def test_llamacpp_embeddings_input_larger_than_context() -> None:
+    message = "input (9000 tokens) is larger than the max context size (8192 tokens). skipping"
+    error = error_from_response(500, body({"error": {"code": 500, "message": message}}))
+    assert isinstance(error, ContextLengthExceededError)
+    assert (error.prompt_tokens, error.context_window) == (9000, 8192)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "max_tokens=100000 cannot be greater than max_model_len=4096. Please request fewer "
+        "output tokens. (parameter=max_tokens, value=100000)",
+        "max_completion_tokens is too large: 100000.This model supports at most 4096 completion "
+        "tokens.",
+        "Rate limit reached: tokens per minute exceeded",
+    ],
+)
+def test_too_many_output_tokens_or_quota_is_not_overflow(message: str) -> None:
+    error = error_from_response(400, body({"error": {"message": message, "code": 400}}))
+    assert type(error) is InvalidRequestError
+
+
+def test_list_wrapped_envelope() -> None:
+    parsed = parse_error_body(body([{"error": {"message": "wrapped", "code": 503}}]))
+    assert (parsed.message, parsed.code) == ("wrapped", 503)
+
+
+def test_boolean_code_is_not_a_code() -> None:
+    assert parse_error_body(body({"error": {"message": "m", "code": True}})).code is None
+
+
+def test_408_and_409_stay_at_the_status_base_class() -> None:
+    for status in (408, 409):
+        error = error_from_response(status, body({"error": {"message": "again"}}))
+        assert type(error) is ApiStatusError
+        assert error.status == status
+
+
+def test_html_page_drops_scripts_styles_and_entities() -> None:
+    page = (
+        b"<html><head><title>Bad&nbsp;Gateway</title><style>h1 { color: red }</style>"
+        b"<script>var secret = 1;</script></head><body><h1>502 &amp; gone</h1></body></html>"
+    )
+    message = str(error_from_response(502, page))
+    assert "Bad Gateway" in message
+    assert "502 & gone" in message
+    assert "color" not in message and "secret" not in message
+
+
+# --- Retry-After ----------------------------------------------------------------------------
+
+
+def test_retry_after_is_in_the_error_and_its_message() -> None:
+    error = error_from_response(503, body({"error": {"message": "busy"}}), retry_after=2.5)
+    assert type(error) is BackendUnavailableError
+    assert error.retry_after == 2.5
+    assert "2.5 s" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"retry-after-ms": "1500"}, 1.5),
+        ({"Retry-After-Ms": "250.5", "Retry-After": "9"}, 0.2505),  # ms first, as openai-python
+        ({"Retry-After": "7"}, 7.0),
+        ({"retry-after": "1.5"}, 1.5),
+        ({"Retry-After": "Wed, 21 Oct 2015 07:28:30 GMT"}, 30.0),
+        ({"Retry-After": "Wed, 21 Oct 2015 07:27:00 GMT"}, 0.0),  # in the past
+        ({"Retry-After": "Wed Oct 21 07:28:10 2015"}, 10.0),  # asctime: GMT by definition
+        ({"retry-after-ms": "soon", "Retry-After": "3"}, 3.0),
+        ({"Retry-After": "nan"}, None),
+        ({"Retry-After": "inf"}, None),
+        ({"Retry-After": "tomorrow"}, None),
+        ({"Retry-After": "-5"}, 0.0),
+        ({}, None),
+    ],
+)
+def test_retry_after_from_headers(headers: dict[str, str], expected: float | None) -> None:
+    now = 1445412480.0  # Wed, 21 Oct 2015 07:28:00 GMT
+    assert retry_after_from_headers(headers, now=now) == expected
+
+
+# --- the hierarchy ---------------------------------------------------------------------------
+
+
+def test_timeout_error_is_the_builtin_too_without_shadowing_it() -> None:
+    import builtins
+
+    import providers.errors as errors_module
+
+    error = ProviderTimeoutError("slow", phase="idle", budget=60.0)
+    assert isinstance(error, builtins.TimeoutError)
+    assert isinstance(error, ProviderError)
+    assert "TimeoutError" not in vars(errors_module)  # `from providers.errors import *` is safe
+    assert (error.phase, error.budget) == ("idle", 60.0)
+
+
+@pytest.mark.parametrize("phase", ["connect", "first_token", "idle", "total"])
+def test_each_timeout_phase_has_its_own_user_message(phase: str) -> None:
+    error = ProviderTimeoutError("x", phase=phase)  # type: ignore[arg-type]
+    assert error.user_message
+    assert error.user_message != ProviderError("x").user_message
+
+
+def test_configuration_error_is_a_value_error() -> None:
+    error = ConfigurationError("bad")
+    assert isinstance(error, ValueError)
+    assert isinstance(error, ProviderError)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ProviderTimeoutError("t", phase="total", budget=1.0, backend="vllm"),
+        ContextLengthExceededError("c", prompt_tokens=3030, context_window=2048, status=400),
+        RateLimitError("r", status=429, retry_after=3.0),
+        StreamInterruptedError("s", partial_response=None),
+        ConfigurationError("bad"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_errors_survive_pickling(error: ProviderError) -> None:
+    import pickle
+
+    error.retry_attempts = 2
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is type(error)
+    assert str(copy) == str(error)
+    assert vars(copy) == vars(error)
+
+
+def test_technical_message_is_the_string() -> None:
+    error = error_from_response(500, body({"error": {"message": "boom"}}), backend="sglang")
+    assert error.technical_message == str(error) == "HTTP 500 from sglang: boom"
+
+
+# --- what messages may carry ----------------------------------------------------------------
+
+SECRET = "my secret prompt text"
+
+
+def test_pydantic_input_echo_is_redacted_from_the_message_not_the_body() -> None:
+    raw = body(
+        {
+            "object": "error",
+            "message": "1 validation error:\n  {'type': 'string_type', 'loc': ('body', "
+            f"'messages', 0, 'content'), 'msg': 'Input should be a valid string', 'input': "
+            f"{{'text': '{SECRET}', 'nested': [1, (2, ']')]}}, 'url': 'https://errors'}}",
+            "type": "Bad Request",
+            "code": 400,
+        }
+    )
+    error = error_from_response(400, raw, backend="sglang")
+    assert SECRET not in str(error)
+    assert "'input': <redacted>, 'url'" in str(error)
+    assert "Input should be a valid string" in str(error)
+    assert error.body is not None and SECRET in error.body
+
+
+def test_fastapi_422_detail_keeps_locations_and_messages_only() -> None:
+    raw = body(
+        {
+            "detail": [
+                {
+                    "type": "string_type",
+                    "loc": ["body", "messages", 0, "content"],
+                    "msg": "Input should be a valid string",
+                    "input": {"text": SECRET},
+                }
+            ]
+        }
+    )
+    error = error_from_response(422, raw)
+    assert type(error) is InvalidRequestError
+    assert "body.messages.0.content: Input should be a valid string" in str(error)
+    assert SECRET not in str(error)
+
+
+def test_json_parse_error_quote_is_redacted() -> None:
+    message = (
+        "[json.exception.parse_error.101] parse error at line 1, column 40: syntax error while "
+        f"parsing value - invalid string: control character; last read: '\"{SECRET}'; expected"
+        " string literal"
+    )
+    error = error_from_response(500, body({"error": {"code": 500, "message": message}}))
+    assert SECRET not in str(error)
+    assert "last read: <redacted>; expected" in str(error)
+
+
+def test_chat_parser_quote_of_the_output_is_redacted() -> None:
+    message = f"Failed to parse input at pos 12: <tool_call>{SECRET}</tool_call>"
+    error = error_from_response(500, body({"error": {"code": 500, "message": message}}))
+    assert SECRET not in str(error)
+    assert "Failed to parse input at pos 12: <redacted>" in str(error)
+
+
+def test_midstream_error_quotes_only_its_first_line() -> None:
+    payload = {
+        "error": {
+            "code": 500,
+            "message": "Invalid diff: now finding less tool calls!\n  Previous (1):\n    - name: "
+            f"'get_weather', args: '{{\"city\": \"{SECRET}'\n  Current msg text content:\n{SECRET}",
+            "type": "server_error",
+        }
+    }
+    error = error_from_stream_event(payload, backend="llamacpp")
+    assert type(error) is ServerError
+    assert str(error) == (
+        "error event in the stream from llamacpp: Invalid diff: now finding less tool calls! […]"
+    )
+    assert error.body is not None and SECRET in error.body
+
+
+def test_long_messages_are_bounded() -> None:
+    error = error_from_response(500, body({"error": {"message": "x" * 50_000}}))
+    assert len(str(error)) < 1_200
+    assert "50000 characters" in str(error)
+
+
+def test_user_messages_never_quote_the_server() -> None:
+    server_text = "internal detail 1234"
+    for status in (400, 401, 403, 404, 408, 413, 429, 500, 502, 503):
+        error = error_from_response(status, body({"error": {"message": server_text}}))
+        assert server_text not in error.user_message
+        assert error.user_message.endswith(".")
+
+
+def _captured_errors() -> list[Path]:
+    """Every captured error body whose sidecar expects an error (SGLang's unknown-model capture
+    is a success: it ignores the model name)."""
+    root = Path(__file__).resolve().parents[2] / "transcripts"
+    return [
+        raw
+        for raw in sorted(root.glob("*/captured--*error*.raw"))
+        if json.loads(raw.with_suffix(".json").read_text())["expected"]["error"] is not None
+    ]
+
+
+@pytest.mark.parametrize("raw", _captured_errors(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_captured_error_messages_hold_no_request_content(raw: Path) -> None:
+    sidecar = json.loads(raw.with_suffix(".json").read_text())
+    error = error_from_response(sidecar["response"]["status"], raw.read_bytes())
+    assert type(error).__name__ == sidecar["expected"]["error"]["class"]
+    request = sidecar["request"]
+    if isinstance(request, dict):
+        for message in request.get("messages", []):
+            content = message.get("content")
+            if isinstance(content, str) and len(content) > 12:
+                assert content[:40] not in str(error)
+                assert content[:40] not in error.user_message
+
+
+def test_unrecognised_json_body_is_excerpted_without_echoed_input() -> None:
+    parsed = parse_error_body(body({"failure": {"input": SECRET, "why": "<bad>"}}))
+    assert SECRET not in parsed.message
+    assert '"input": <redacted>' in parsed.message
+    assert "<bad>" in parsed.message  # JSON is not HTML: nothing else is stripped

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 
 from providers._open_values import ChatFinishReason
+from providers.block_whitespace import BlockWhitespace
 from providers.chat_client import ChatClient, ChatInput
 from providers.chat_response import ChatResponse, ChatResponseUpdate
 from providers.contents import (
@@ -43,6 +44,7 @@ class _ChoiceRecovery:
 
     __slots__ = (
         "_calls_recovered",
+        "_edges",
         "_reasoning",
         "_reasoning_mode",
         "_server_calls",
@@ -52,8 +54,13 @@ class _ChoiceRecovery:
     )
 
     def __init__(
-        self, reasoning_mode: str, tools_mode: str, tools: Sequence[ToolDeclaration] | None
+        self,
+        reasoning_mode: str,
+        tools_mode: str,
+        tools: Sequence[ToolDeclaration] | None,
+        block_whitespace: bool,
     ) -> None:
+        self._edges = BlockWhitespace() if block_whitespace else None
         self._reasoning_mode = reasoning_mode
         self._tools_mode = tools_mode
         self._reasoning = None if reasoning_mode == OFF else ReasoningParser(reasoning_mode)
@@ -79,7 +86,7 @@ class _ChoiceRecovery:
             elif kind is FunctionCallContent:
                 self._server_calls = True
             out.append(content)
-        return out
+        return out if self._edges is None else self._edges.feed(out)
 
     def finish(self) -> list[AIContent]:
         """Release whatever the parsers still hold (a partial marker, an unclosed block)."""
@@ -93,6 +100,9 @@ class _ChoiceRecovery:
             self._tools = None
             self._note_calls(tail)
             out.extend(tail)
+        if self._edges is not None:
+            out = self._edges.feed(out)
+            out.extend(self._edges.finish())
         return out
 
     def _text(self, text: str, out: list[AIContent]) -> None:
@@ -132,14 +142,21 @@ class TextRecoveryChatClient(DelegatingChatClient):
         *,
         reasoning_tags: str = AUTO,
         text_tool_calls: str = AUTO,
+        block_whitespace: bool = True,
     ) -> None:
         super().__init__(inner)
         self.reasoning_tags = reasoning_tags
         self.text_tool_calls = text_tool_calls
+        self.block_whitespace = block_whitespace
+        self._passthrough = (
+            reasoning_tags == OFF and text_tool_calls == OFF and not block_whitespace
+        )
 
     def _recovery(self, options: ChatOptions | None) -> _ChoiceRecovery:
         tools = options.tool_declarations() if options is not None and options.tools else None
-        return _ChoiceRecovery(self.reasoning_tags, self.text_tool_calls, tools)
+        return _ChoiceRecovery(
+            self.reasoning_tags, self.text_tool_calls, tools, self.block_whitespace
+        )
 
     async def get_response(
         self, messages: ChatInput, options: ChatOptions | None = None
@@ -153,7 +170,7 @@ class TextRecoveryChatClient(DelegatingChatClient):
 
     def _recover(self, response: ChatResponse, options: ChatOptions | None) -> ChatResponse:
         """A whole response through the same per-choice state the stream uses."""
-        if self.reasoning_tags == OFF and self.text_tool_calls == OFF:
+        if self._passthrough:
             return response
         recovered = False
         updates = []
@@ -180,7 +197,7 @@ class TextRecoveryChatClient(DelegatingChatClient):
     async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        if self.reasoning_tags == OFF and self.text_tool_calls == OFF:
+        if self._passthrough:
             async for update in self.inner.get_streaming_response(messages, options):
                 yield update
             return

@@ -57,6 +57,12 @@ def reasoning_server(rig: dict[str, Any]) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
+def think_in_content_server(rig: dict[str, Any]) -> Iterator[Any]:
+    """Qwen3 template, ``--reasoning-format none``: ``<think>`` stays in ``content``."""
+    yield from _server(rig, "qwen3", "--reasoning-format", "none")
+
+
+@pytest.fixture(scope="session")
 def plain_server(rig: dict[str, Any]) -> Iterator[Any]:
     """Qwen2.5 template, no reasoning; context 4096."""
     yield from _server(rig, "qwen25")

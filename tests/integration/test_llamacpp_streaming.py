@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 
 from providers import (
+    ChatClient,
     ChatOptions,
     ChatResponse,
     ContextLengthExceededError,
     OpenAiCompatibleChatClient,
+    TextRecoveryChatClient,
 )
 
 REASONING_TEXT = (
@@ -29,7 +31,7 @@ def forced(text: str, max_tokens: int = 120) -> ChatOptions:
 
 
 async def stream(
-    client: OpenAiCompatibleChatClient,
+    client: ChatClient,
     options: ChatOptions,
     prompt: str = "What is the weather in Paris?",
 ) -> ChatResponse:
@@ -92,3 +94,41 @@ def test_rig_reports_what_it_runs(rig: dict[str, Any]) -> None:
     assert rig["binary"].exists()
     assert rig["model"].stat().st_size > 1_000_000
     assert all(path.exists() for path in rig["templates"].values())
+
+
+@pytest.mark.parametrize("streaming", [True, False], ids=["stream", "nonstream"])
+async def test_reasoning_split_by_server_or_left_in_content_gives_the_same_answer(
+    reasoning_server: Any, think_in_content_server: Any, streaming: bool
+) -> None:
+    """The same model text, with the server's reasoning parser on and off, reaches the caller
+    identically through the standard recovery layer."""
+    results = []
+    for server in (reasoning_server, think_in_content_server):
+        inner = OpenAiCompatibleChatClient(server.base_url, backend="llamacpp")
+        async with TextRecoveryChatClient(inner) as client:
+            if streaming:
+                results.append(await stream(client, forced(REASONING_TEXT)))
+            else:
+                results.append(await client.get_response("weather?", forced(REASONING_TEXT)))
+    split, in_content = results
+    assert "</think>" in _wire_content(in_content), "the none server must leave tags in content"
+    assert "</think>" not in _wire_content(split)
+    for response in results:
+        assert response.reasoning == "The user asks for the weather in Paris."
+        assert response.text == "It is sunny in Paris."
+        assert response.finish_reason == "stop"
+    # Token counts may differ: grammar sampling can tokenise the same text differently.
+    for response in results:
+        assert response.usage is not None and response.usage.output_token_count
+
+
+def _wire_content(response: ChatResponse) -> str:
+    """The ``content`` text exactly as the server sent it (streamed chunks or one message)."""
+    chunks = response.raw if isinstance(response.raw, list) else [response.raw]
+    parts = []
+    for chunk in chunks:
+        for choice in chunk.get("choices") or ():
+            part = (choice.get("delta") or choice.get("message") or {}).get("content")
+            if isinstance(part, str):
+                parts.append(part)
+    return "".join(parts)

@@ -20,7 +20,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -44,6 +44,9 @@ from providers.options import ChatOptions
 from providers.profiles import BackendProfile, profile_for
 from providers.request import build_chat_request
 from providers.sse import ServerSentEvent, SseDecoder
+
+if TYPE_CHECKING:
+    from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
 
 __all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient", "Timeouts"]
 
@@ -127,6 +130,9 @@ class OpenAiCompatibleChatClient:
         headers: Mapping[str, str] | None = None,
         merge_system_messages: bool | None = None,
         redact_fingerprint: bool = False,
+        validate_model: bool = False,
+        clamp_max_tokens: bool = False,
+        capability_overrides: Mapping[str, Any] | None = None,
     ) -> None:
         self.endpoint = Endpoint.from_base_url(base_url)
         self.model_id = model_id
@@ -149,6 +155,12 @@ class OpenAiCompatibleChatClient:
         # Error messages name the URL; never with credentials someone put in it.
         url = httpx.URL(self.endpoint.chat_completions)
         self._url_for_errors = str(url.copy_with(username=None, password=None))
+        self._api_key = api_key
+        self._validate_model = validate_model
+        self._clamp_max_tokens = clamp_max_tokens
+        self._capability_overrides = capability_overrides
+        self._resolver: OpenAiCompatibleCapabilityResolver | None = None
+        self._needs_preparing = validate_model or clamp_max_tokens
 
     def __repr__(self) -> str:
         # Never the headers: they hold the API key.
@@ -172,6 +184,78 @@ class OpenAiCompatibleChatClient:
         if self._owns_http:
             await self._http.aclose()
 
+    async def get_capabilities(self, *, refresh: bool = False) -> ModelCapabilities:
+        """What the server says about the model (context window, modalities, backend, served
+        ids), each value with its source; probed once per client and cached."""
+        if self._resolver is None:
+            from capabilities import OpenAiCompatibleCapabilityResolver
+
+            self._resolver = OpenAiCompatibleCapabilityResolver(
+                self.endpoint,
+                http_client=self._http,
+                api_key=self._api_key,
+                overrides=self._capability_overrides,
+                headers={k: v for k, v in self._headers.items() if k != "Authorization"},
+            )
+        if refresh:
+            self._resolver.invalidate()
+        return await self._resolver.resolve(self.model_id)
+
+    async def _prepare(
+        self, messages: ChatInput, options: ChatOptions | None
+    ) -> ChatOptions | None:
+        """Opt-in checks before a request: the model id against ``/v1/models`` (once), and
+        ``max_output_tokens`` clamped to what the context leaves (SGLang rejects more)."""
+        if self._validate_model:
+            from capabilities import wait_until_ready
+
+            await wait_until_ready(self._http, self.endpoint, headers=self._headers)
+            await self.get_capabilities()
+            assert self._resolver is not None
+            if self.model_id is not None:
+                self.model_id = await self._resolver.validate_model(self.model_id)
+            self._validate_model = False
+            self._needs_preparing = self._clamp_max_tokens
+        if self._clamp_max_tokens and options is not None and options.max_output_tokens:
+            from capabilities import clamp_max_output_tokens, estimate_prompt_tokens
+
+            caps = await self.get_capabilities()
+            window = caps.context_window.value
+            if window:
+                texts = [m.text for m in ChatMessage.coerce_all(messages)]
+                clamped = clamp_max_output_tokens(
+                    options.max_output_tokens,
+                    context_window=window,
+                    prompt_tokens=estimate_prompt_tokens(texts),
+                    max_output_tokens=caps.max_output_tokens.value,
+                )
+                if clamped != options.max_output_tokens:
+                    options = replace(options, max_output_tokens=clamped)
+        return options
+
+    def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
+        """The typed error for an HTTP error answer; an unknown model gets the served ids and
+        the closest match in its message (vLLM answers 404, SGLang 400)."""
+        backend = self.profile.name
+        if status in (400, 404) and self.model_id:
+            from capabilities import model_not_found_error
+
+            cached = self._resolver.cached(self.model_id) if self._resolver else None
+            served = cached.served_model_ids.value if cached is not None else None
+            error = model_not_found_error(
+                status,
+                body.decode("utf-8", "replace"),
+                configured=self.model_id,
+                served_ids=served,
+                backend=backend,
+                base_url=self.endpoint.api_base,
+            )
+            if error is not None:
+                return error
+        return error_from_response(
+            status, body, backend=backend, retry_after=retry_after_from_headers(headers)
+        )
+
     def build_request_body(
         self, messages: ChatInput, options: ChatOptions | None = None, *, stream: bool
     ) -> dict[str, Any]:
@@ -187,6 +271,8 @@ class OpenAiCompatibleChatClient:
     async def get_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> ChatResponse:
+        if self._needs_preparing:
+            options = await self._prepare(messages, options)
         body = self.build_request_body(messages, options, stream=False)
         backend = self.profile.name
         stamps = {"request_sent": time.monotonic()}
@@ -215,12 +301,7 @@ class OpenAiCompatibleChatClient:
                     raise
                 raise _budget_error("total", self.timeouts.total, backend) from None
         if response.status_code >= 400:
-            raise error_from_response(
-                response.status_code,
-                content,
-                backend=backend,
-                retry_after=retry_after_from_headers(response.headers),
-            )
+            raise self._status_error(response.status_code, content, response.headers)
         try:
             payload = json.loads(content)
         except ValueError as exc:
@@ -241,6 +322,8 @@ class OpenAiCompatibleChatClient:
     async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
+        if self._needs_preparing:
+            options = await self._prepare(messages, options)
         body = self.build_request_body(messages, options, stream=True)
         backend = self.profile.name
         state = _StreamState(
@@ -261,11 +344,8 @@ class OpenAiCompatibleChatClient:
                 ) as response:
                     stamps["response_headers"] = time.monotonic()
                     if response.status_code >= 400:
-                        raise error_from_response(
-                            response.status_code,
-                            await response.aread(),
-                            backend=backend,
-                            retry_after=retry_after_from_headers(response.headers),
+                        raise self._status_error(
+                            response.status_code, await response.aread(), response.headers
                         )
                     async for chunk in response.aiter_bytes():
                         watch.since = None  # data arrived: the caller may hold the task now

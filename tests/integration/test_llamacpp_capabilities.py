@@ -19,6 +19,7 @@ from capabilities import (
     model_not_found_error,
     wait_until_ready,
 )
+from providers import ChatOptions
 from providers.endpoint import Endpoint
 from providers.errors import ModelNotFoundError
 from tests.unit.capabilities.fakes import discovery
@@ -157,3 +158,15 @@ async def test_a_vllm_404_during_a_request_gets_the_same_explanation() -> None:
     )
     assert error is not None
     assert "did you mean `Qwen/Qwen3-0.6B`?" in str(error)
+
+
+async def test_client_get_capabilities_against_live_llama_server(plain_server: Any) -> None:
+    """The client's own entry point reports what the resolver does (issue 4, item 5)."""
+    from providers import OpenAiCompatibleChatClient
+
+    async with OpenAiCompatibleChatClient(plain_server.base_url, validate_model=True) as client:
+        caps = await client.get_capabilities()
+        response = await client.get_response("hi", ChatOptions(max_output_tokens=2))
+    assert caps.backend.value == "llamacpp"
+    assert (caps.context_window.value, caps.context_window.source) == (4096, "props")
+    assert response.finish_reason is not None

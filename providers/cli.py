@@ -649,70 +649,29 @@ async def _record(args: argparse.Namespace) -> int:
 
 
 async def _expected(status: int, content_type: str, raw: bytes, body: dict[str, Any]) -> Any:
-    from providers.chat_response import ChatResponse
-    from providers.client import OpenAiCompatibleChatClient
-    from providers.errors import ProviderError
-    from providers.replay_server import ReceivedRequest, RecordedReply, ReplayServer
-    from providers.transcripts import summarize, summarize_error
+    from providers.transcripts import replay_bytes
 
-    def answer(request: ReceivedRequest) -> RecordedReply:
-        return RecordedReply(status, raw, {"Content-Type": content_type})
-
-    result: dict[str, Any]
-    async with (
-        ReplayServer(answer) as server,
-        OpenAiCompatibleChatClient(server.base_url) as client,
-    ):
-        try:
-            if body.get("stream"):
-                updates = [u async for u in client.get_streaming_response("replay")]
-                result = summarize(ChatResponse.from_updates(updates))
-            else:
-                result = summarize(await client.get_response("replay"))
-            result["error"] = None
-        except ProviderError as exc:
-            partial = exc.partial_response
-            result = summarize(partial) if partial is not None else {}
-            result["error"] = summarize_error(exc)
-    return result
+    return await replay_bytes(status, raw, content_type, streaming=bool(body.get("stream")))
 
 
 # -- replay --------------------------------------------------------------------------------------
 
 
 async def _replay(path: Path) -> int:
-    from providers.chat_response import ChatResponse
-    from providers.client import OpenAiCompatibleChatClient
-    from providers.errors import ProviderError
-    from providers.replay_server import ReceivedRequest, RecordedReply, ReplayServer
-    from providers.transcripts import Transcript, summarize, summarize_error
+    from providers.transcripts import Transcript, replay_bytes
 
     sidecar = path.with_suffix(".json")
     if not sidecar.exists():
         print(f"oaicompat: no transcript sidecar at {sidecar}", file=sys.stderr)
         return 2
     transcript = Transcript.load(sidecar)
-    headers = {"Content-Type": transcript.sidecar["response"].get("content_type", "")}
-
-    def answer(request: ReceivedRequest) -> RecordedReply:
-        return RecordedReply(transcript.status, transcript.body, headers)
-
-    result: dict[str, object]
-    async with (
-        ReplayServer(answer) as server,
-        OpenAiCompatibleChatClient(server.base_url, backend=transcript.backend) as client,
-    ):
-        try:
-            if transcript.request.get("stream", transcript.is_stream):
-                updates = [u async for u in client.get_streaming_response("replay")]
-                result = summarize(ChatResponse.from_updates(updates))
-            else:
-                result = summarize(await client.get_response("replay"))
-            result["error"] = None
-        except ProviderError as exc:
-            partial = exc.partial_response
-            result = summarize(partial) if partial is not None else {}
-            result["error"] = summarize_error(exc)
+    result = await replay_bytes(
+        transcript.status,
+        transcript.body,
+        transcript.sidecar["response"].get("content_type", ""),
+        streaming=bool(transcript.request.get("stream", transcript.is_stream)),
+        backend=transcript.backend,
+    )
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return 1 if result["error"] else 0
 

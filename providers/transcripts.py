@@ -17,7 +17,14 @@ from typing import Any
 from providers.chat_response import ChatResponse
 from providers.errors import ContextLengthExceededError, ProviderError
 
-__all__ = ["Transcript", "default_root", "iter_transcripts", "summarize", "summarize_error"]
+__all__ = [
+    "Transcript",
+    "default_root",
+    "iter_transcripts",
+    "replay_bytes",
+    "summarize",
+    "summarize_error",
+]
 
 
 def default_root() -> Path:
@@ -113,3 +120,33 @@ def summarize_error(error: ProviderError) -> dict[str, Any]:
         summary["prompt_tokens"] = error.prompt_tokens
         summary["context_window"] = error.context_window
     return summary
+
+
+async def replay_bytes(
+    status: int, body: bytes, content_type: str, *, streaming: bool, backend: str | None = None
+) -> dict[str, Any]:
+    """Serve recorded bytes on loopback through the core client and summarise the outcome
+    (``expected`` shape, ``error`` included): what ``oaicompat replay`` and ``record`` print."""
+    from providers.client import OpenAiCompatibleChatClient
+    from providers.replay_server import ReceivedRequest, RecordedReply, ReplayServer
+
+    def answer(request: ReceivedRequest) -> RecordedReply:
+        return RecordedReply(status, body, {"Content-Type": content_type})
+
+    result: dict[str, Any]
+    async with (
+        ReplayServer(answer) as server,
+        OpenAiCompatibleChatClient(server.base_url, backend=backend) as client,
+    ):
+        try:
+            if streaming:
+                updates = [u async for u in client.get_streaming_response("replay")]
+                result = summarize(ChatResponse.from_updates(updates))
+            else:
+                result = summarize(await client.get_response("replay"))
+            result["error"] = None
+        except ProviderError as exc:
+            partial = exc.partial_response
+            result = summarize(partial) if partial is not None else {}
+            result["error"] = summarize_error(exc)
+    return result

@@ -4,21 +4,17 @@ servers.
 The streamed path is a straight pipe — httpx bytes → ``SseDecoder`` → JSON → ``ChunkNormalizer``
 → updates — with no stage reaching back. Whatever goes wrong, the caller gets a typed
 ``ProviderError`` whose ``partial_response`` holds everything received before it; httpx exceptions
-become ``ProviderError``s in one place, ``_ErrorMapping``.
-
-Time budgets (``Timeouts``): httpx enforces only the connect budget; first-token, idle and total
-are one lazily re-armed timer per request (``_Watchdog``), so a healthy stream pays a clock read
-and one comparison per network read, not a timer per chunk.
+become ``ProviderError``s in one place (``providers.transport_errors``); the time budgets are
+``providers.timeouts``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import math
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -28,13 +24,9 @@ from providers.chat_client import ChatInput
 from providers.chat_response import ChatResponse, ChatResponseBuilder, ChatResponseUpdate
 from providers.endpoint import Endpoint
 from providers.errors import (
-    ConfigurationError,
     InvalidResponseError,
-    ProviderConnectionError,
     ProviderError,
-    ProviderTimeoutError,
     StreamInterruptedError,
-    TimeoutPhase,
     error_from_response,
     retry_after_from_headers,
 )
@@ -44,6 +36,8 @@ from providers.options import ChatOptions
 from providers.profiles import BackendProfile, profile_for
 from providers.request import build_chat_request
 from providers.sse import ServerSentEvent, SseDecoder
+from providers.timeouts import Timeouts, Watchdog, budget_error
+from providers.transport_errors import TransportErrorMapping
 
 if TYPE_CHECKING:
     from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
@@ -59,53 +53,6 @@ rest (first substantive token, last token, end) from the updates themselves."""
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=600.0, write=60.0, pool=30.0)
 """The owned ``httpx.AsyncClient``'s defaults. Requests override them with their ``Timeouts``;
 passing ``timeout=`` without ``timeouts=`` is read as ``Timeouts.from_httpx(timeout)``."""
-
-
-@dataclass(frozen=True, slots=True)
-class Timeouts:
-    """Per-request time budgets in seconds; ``None`` switches one off.
-
-    ``connect`` (default 10 s, enforced by httpx): TCP/TLS set-up. openai-python uses 5 s for its
-    cloud; 10 s is the previous ``DEFAULT_TIMEOUT`` and only matters for a dead host. The one phase
-    a retry is safe after, since the server has seen nothing.
-
-    ``first_token`` (default 600 s): from sending the request to the first *substantive* update
-    (text, reasoning or a tool call); the pool wait, upload, queueing and prefill all count, and
-    keepalives, role-only chunks and prefill progress do not stop it. A long prompt on a CPU or
-    busy single-slot server legitimately takes minutes; 600 s is openai-python's read timeout
-    and the previous ``DEFAULT_TIMEOUT.read``.
-
-    ``idle`` (default 120 s): the longest silence between two network reads once output has
-    started; keepalive comments count as activity. llama.cpp pings after 30 s of silence; a
-    server that buffers a whole tool call or recomputes a preempted request may be silent for
-    a minute, and a false expiry loses an answer that cannot be retried, so it is generous.
-
-    ``total`` (default 3600 s, Netclaw's HTTP timeout): the whole request. A non-streamed call
-    has only ``connect`` and ``total``: no byte flows until its answer is complete, so there is
-    no first token or gap to time.
-    """
-
-    connect: float | None = 10.0
-    first_token: float | None = 600.0
-    idle: float | None = 120.0
-    total: float | None = 3600.0
-
-    def __post_init__(self) -> None:
-        for name in ("connect", "first_token", "idle", "total"):
-            value = getattr(self, name)
-            if value is not None and not (isinstance(value, int | float) and value > 0):
-                raise ConfigurationError(f"Timeouts.{name} must be > 0 seconds or None: {value!r}")
-
-    @classmethod
-    def from_httpx(cls, timeout: httpx.Timeout | float | None) -> Timeouts:
-        """The old ``timeout=`` argument: its read timeout bounds the first token and each gap."""
-        if not isinstance(timeout, httpx.Timeout):
-            timeout = httpx.Timeout(timeout)
-        return cls(timeout.connect, timeout.read, timeout.read, None)
-
-    def httpx_timeout(self) -> httpx.Timeout:
-        """What each request hands httpx: connect only; the watchdog owns the other budgets."""
-        return httpx.Timeout(connect=self.connect, read=None, write=None, pool=None)
 
 
 class OpenAiCompatibleChatClient:
@@ -256,6 +203,17 @@ class OpenAiCompatibleChatClient:
             status, body, backend=backend, retry_after=retry_after_from_headers(headers)
         )
 
+    def _error_mapping(
+        self, state: _StreamState | None, watch: Watchdog | None
+    ) -> TransportErrorMapping:
+        return TransportErrorMapping(
+            backend=self.profile.name,
+            url=self._url_for_errors,
+            connect_budget=self.timeouts.connect,
+            state=state,
+            watch=watch,
+        )
+
     def build_request_body(
         self, messages: ChatInput, options: ChatOptions | None = None, *, stream: bool
     ) -> dict[str, Any]:
@@ -276,7 +234,7 @@ class OpenAiCompatibleChatClient:
         body = self.build_request_body(messages, options, stream=False)
         backend = self.profile.name
         stamps = {"request_sent": time.monotonic()}
-        with _ErrorMapping(self, None, None):
+        with self._error_mapping(None, None):
             try:
                 async with (
                     asyncio.timeout(self.timeouts.total),
@@ -299,7 +257,7 @@ class OpenAiCompatibleChatClient:
             except TimeoutError as exc:
                 if isinstance(exc, ProviderError):
                     raise
-                raise _budget_error("total", self.timeouts.total, backend) from None
+                raise budget_error("total", self.timeouts.total, backend) from None
         if response.status_code >= 400:
             raise self._status_error(response.status_code, content, response.headers)
         try:
@@ -331,10 +289,10 @@ class OpenAiCompatibleChatClient:
         )
         decoder = SseDecoder()
         stamps = state.stamps = {"request_sent": time.monotonic()}
-        watch = _Watchdog(self.timeouts, state.has_token, backend)
+        watch = Watchdog(self.timeouts, state.has_token, backend)
         clock = time.monotonic
         try:
-            with _ErrorMapping(self, state, watch):
+            with self._error_mapping(state, watch):
                 async with self._http.stream(
                     "POST",
                     self.endpoint.chat_completions,
@@ -367,214 +325,6 @@ class OpenAiCompatibleChatClient:
                     yield update
         finally:
             watch.close()
-
-
-class _ErrorMapping:
-    """The one place transport failures become ``ProviderError``s (``raise … from exc``).
-
-    A ``ProviderError`` passes through with the partial response attached; httpx exceptions are
-    mapped (connection vs. interrupted depends on whether anything was received); a
-    ``CancelledError`` that the watchdog caused becomes its ``ProviderTimeoutError``, any other
-    cancellation propagates untouched.
-    """
-
-    __slots__ = ("_client", "_state", "_watch")
-
-    def __init__(
-        self,
-        client: OpenAiCompatibleChatClient,
-        state: _StreamState | None,
-        watch: _Watchdog | None,
-    ) -> None:
-        self._client = client
-        self._state = state
-        self._watch = watch
-
-    def __enter__(self) -> _ErrorMapping:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if exc is None:
-            return
-        error = self._map(exc)
-        if error is None:
-            return
-        if self._state is not None:
-            self._state.attach_partial(error)
-        if error is not exc:
-            raise error from exc
-
-    def _map(self, exc: BaseException) -> ProviderError | None:
-        if isinstance(exc, ProviderError):
-            return exc
-        backend = self._client.profile.name
-        if isinstance(exc, asyncio.CancelledError):
-            watch = self._watch
-            return watch.expiry_error() if watch is not None else None
-        if isinstance(exc, httpx.TimeoutException):
-            # Only connect can fire (read, write and pool are the watchdog's): the rest is
-            # mapped for a transport that enforces its own.
-            if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
-                return _budget_error("connect", self._client.timeouts.connect, backend)
-            started = self._state is not None and self._state.has_token()
-            phase: TimeoutPhase = "idle" if started else "first_token"
-            return ProviderTimeoutError(f"{phase} timeout: {exc!r}", phase=phase, backend=backend)
-        if isinstance(exc, httpx.TransportError):
-            if self._state is not None and self._state.partial.count:
-                return StreamInterruptedError(
-                    f"the connection broke mid-stream: {exc!r}", backend=backend
-                )
-            return ProviderConnectionError(
-                f"could not reach {self._client._url_for_errors} or it closed the connection "
-                f"before answering: {exc!r}",
-                backend=backend,
-            )
-        if isinstance(exc, httpx.DecodingError):
-            return InvalidResponseError(f"the body could not be decoded: {exc!r}", backend=backend)
-        if isinstance(exc, httpx.RequestError):
-            return ProviderConnectionError(f"the request failed: {exc!r}", backend=backend)
-        return None
-
-
-_INF = math.inf
-
-
-class _Watchdog:
-    """The first-token, idle and total budgets of one streamed request, on one timer.
-
-    The read loop records when it starts waiting on the network (``since``) and clears it when
-    data arrives: a clock read, one comparison with ``due`` and two stores per network read. The
-    timer sleeps until the earliest moment a budget could run out (and, until output starts, at
-    most one idle period, to notice the first token) and re-arms when it finds progress, so a
-    healthy stream costs a wake-up per idle period. Whether output has started is looked up
-    lazily at those wake-ups, never per update. The timer cancels the task only while the task
-    waits on the network (``since`` set), never while the caller holds an update; a deadline
-    that passes meanwhile is raised by the next read (``due``). Cancellation follows
-    ``asyncio.timeout``: the expiry is claimed with ``Task.uncancel`` only if nobody else
-    cancelled the task too.
-    """
-
-    __slots__ = (
-        "_backend",
-        "_cancelling",
-        "_first",
-        "_handle",
-        "_has_token",
-        "_idle",
-        "_loop",
-        "_task",
-        "_timeouts",
-        "_token_seen",
-        "_total",
-        "due",
-        "expired",
-        "since",
-    )
-
-    def __init__(self, timeouts: Timeouts, has_token: Callable[[], bool], backend: str) -> None:
-        now = time.monotonic()
-        self._timeouts = timeouts
-        self._has_token = has_token
-        self._backend = backend
-        self._first = _INF if timeouts.first_token is None else now + timeouts.first_token
-        self._total = _INF if timeouts.total is None else now + timeouts.total
-        self._idle = timeouts.idle
-        self._token_seen = False
-        self._loop = asyncio.get_running_loop()
-        self._task = asyncio.current_task()
-        self._cancelling = self._task.cancelling() if self._task is not None else 0
-        self._handle: asyncio.TimerHandle | None = None
-        self.since: float | None = now  # the header wait is a network wait too
-        self.due = min(self._first, self._total)
-        self.expired: TimeoutPhase | None = None
-        self._arm(now)
-
-    def _deadline(self, since: float | None) -> tuple[float, TimeoutPhase]:
-        when = self._total
-        phase: TimeoutPhase = "total"
-        if not self._token_seen:
-            if self._first < when:
-                when, phase = self._first, "first_token"
-        elif self._idle is not None and since is not None and since + self._idle < when:
-            when, phase = since + self._idle, "idle"
-        return when, phase
-
-    def _arm(self, now: float) -> None:
-        when, _ = self._deadline(self.since)
-        if not self._token_seen and self._idle is not None:
-            when = min(when, now + self._idle)  # look for the first token once per idle period
-        if when != _INF and self._task is not None:
-            self._handle = self._loop.call_later(max(0.0, when - now), self._check)
-
-    def _token_check(self) -> None:
-        if not self._token_seen and self._has_token():
-            self._token_seen = True
-            self.due = self._total
-
-    def _check(self) -> None:
-        self._handle = None
-        if self.since is None:
-            self.due = -_INF  # the caller holds the task: the next read re-arms
-            return
-        now = time.monotonic()
-        self._token_check()
-        when, phase = self._deadline(self.since)
-        if now >= when and self._task is not None:
-            self.expired = phase
-            self._task.cancel()
-        else:
-            self._arm(now)
-
-    def overdue(self, now: float) -> None:
-        """The read loop found ``now >= due``: raise a passed deadline, or re-arm the timer."""
-        self._token_check()
-        when, phase = self._deadline(None)
-        self.due = when
-        if now >= when:
-            raise self._error(phase)
-        if self._handle is None:
-            self.since = now
-            self._arm(now)
-
-    def expiry_error(self) -> ProviderTimeoutError | None:
-        """The timeout a ``CancelledError`` stands for, or ``None`` if someone else cancelled."""
-        if self.expired is None or self._task is None:
-            return None
-        if self._task.uncancel() > self._cancelling:
-            return None
-        return self._error(self.expired)
-
-    def _error(self, phase: TimeoutPhase) -> ProviderTimeoutError:
-        budgets = self._timeouts
-        budget = {"first_token": budgets.first_token, "idle": budgets.idle}.get(
-            phase, budgets.total
-        )
-        return _budget_error(phase, budget, self._backend)
-
-    def close(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
-
-
-_BUDGET_MESSAGES: dict[str, str] = {
-    "connect": "could not connect within the {budget} connect budget",
-    "first_token": "no text, reasoning or tool call within the {budget} first-token budget",
-    "idle": "the stream was silent for longer than the {budget} idle budget",
-    "total": "the request ran past its {budget} overall deadline",
-}
-
-
-def _budget_error(phase: TimeoutPhase, budget: float | None, backend: str) -> ProviderTimeoutError:
-    text = "unlimited" if budget is None else f"{budget:g} s"
-    return ProviderTimeoutError(
-        _BUDGET_MESSAGES[phase].format(budget=text), phase=phase, budget=budget, backend=backend
-    )
 
 
 class _StreamState:

@@ -171,16 +171,24 @@ class CapabilityOverrides(BaseModel):
     ``backend`` skips detection entirely.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     backend: str | None = None
+    """The server software (``llamacpp``, ``vllm``, ``sglang``…); skips detection."""
     context_window: PositiveInt | None = None
+    """Tokens of prompt plus output the model accepts."""
     max_output_tokens: PositiveInt | None = None
+    """Largest ``max_tokens`` the server allows, when it is below the context window."""
     input_modalities: tuple[str, ...] | None = None
+    """What the model reads: ``[text]``, ``[text, image]``…"""
     output_modalities: tuple[str, ...] | None = None
+    """What the model writes: normally ``[text]``."""
     supports_tools: bool | None = None
+    """Whether the server turns tool calls into structured ``tool_calls``."""
     supports_reasoning: bool | None = None
+    """Whether the model produces reasoning."""
     parallel_slots: PositiveInt | None = None
+    """Requests the server decodes at once (llama.cpp ``--parallel``)."""
     vision: bool | None = None
     """Shorthand the configuration examples use: ``true`` means image input next to text,
     ``false`` text only. Ignored when ``input_modalities`` is given explicitly."""

@@ -205,13 +205,9 @@ def _target(args: argparse.Namespace) -> _Target:
     config = load_config(path)
     name = args.use or _default_name(config, path)
     backend = config.backend(name)
-    settings: dict[str, Any] = {
-        "reasoning_tags": backend.reasoning_tags,
-        "text_tool_calls": backend.text_tool_calls,
-        "retry": config.retry_for(backend),
-        "timeouts": config.timeouts_for(backend),
-        "extra_body": {**backend.extra_body, **extra} or None,
-    }
+    settings = config.pipeline_settings(backend)
+    del settings["backend"]  # --backend may override it: passed on its own below
+    settings["extra_body"] = {**backend.extra_body, **extra} or None
     key = backend.api_key.get_secret_value() if backend.api_key is not None else None
     return _Target(
         name,

@@ -50,6 +50,7 @@ __all__ = [
     "DefaultsConfig",
     "OaicompatConfig",
     "RetryConfig",
+    "RoleConfig",
     "TimeoutsConfig",
     "client_for",
     "default_config_paths",
@@ -61,7 +62,9 @@ KeyPath = tuple[str | int, ...]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Attribute docstrings become field descriptions: the README's configuration reference is
+    # generated from them (``providers.config_reference``), so code and docs cannot drift.
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class TimeoutsConfig(_Strict):
@@ -69,26 +72,39 @@ class TimeoutsConfig(_Strict):
     library default, so a backend may override just ``first_token``."""
 
     connect: PositiveFloat | None = None
+    """TCP/TLS set-up (library default 10). The only phase a retry is always safe after."""
     first_token: PositiveFloat | None = None
+    """Request sent → first text, reasoning or tool call (default 600): queueing and prefill
+    count, keepalives do not."""
     idle: PositiveFloat | None = None
+    """Longest silence between two reads once output started (default 120)."""
     total: PositiveFloat | None = None
+    """The whole request, retries excluded (default 3600)."""
 
 
 class RetryConfig(_Strict):
     """``providers.RetryPolicy`` fields; an unset field keeps the policy default."""
 
     max_attempts: PositiveInt | None = None
+    """Attempts including the first (default 3); 1 disables retry."""
     base_delay: NonNegativeFloat | None = None
+    """Seconds; the backoff window doubles from here, with full jitter (default 0.5)."""
     max_delay: NonNegativeFloat | None = None
+    """Cap of the backoff window in seconds (default 8)."""
     max_retry_after: NonNegativeFloat | None = None
+    """Longest server-requested ``Retry-After`` that is waited; longer fails at once (default
+    120)."""
     max_total_delay: NonNegativeFloat | None = None
+    """Cap of all waiting for one call, in seconds (default 300)."""
 
 
 class DefaultsConfig(_Strict):
     """Settings every backend inherits field by field unless it sets its own."""
 
     timeouts: TimeoutsConfig | None = None
+    """Default time budgets (see ``timeouts``)."""
     retry: RetryConfig | None = None
+    """Default retry policy (see ``retry``)."""
 
 
 class BackendConfig(_Strict):
@@ -102,30 +118,64 @@ class BackendConfig(_Strict):
     """
 
     base_url: str
+    """Server root or API base (``http://host:8080``, ``https://host/prefix/v1``); ``/v1`` is
+    added only when missing."""
     model_id: str | None = None
+    """The ``model`` sent in requests; checked against ``/v1/models`` by ``oaicompat probe``."""
     api_key: SecretStr | None = None
+    """Bearer token, normally ``${ENV_VAR}``; never printed or logged."""
     backend: str = "auto"
+    """``auto``, ``llamacpp``, ``vllm``, ``sglang``, ``openai``…: request-side quirks only;
+    responses from any server are parsed whatever this says."""
     capabilities: CapabilityOverrides | None = None
+    """Values that win over every probe (see ``capabilities``)."""
     reasoning_tags: str = "auto"
+    """``<think>``-style reasoning left in text: ``auto``, ``off`` or a format (``think``,
+    ``deepseek_r1``, ``qwen3``, ``kimi``, ``kimi_k2``, ``gpt_oss``)."""
     text_tool_calls: str = "auto"
+    """Tool calls left in text: ``auto``, ``off`` or a format (``hermes``, ``qwen3_coder``,
+    ``mistral``, ``llama3_json``, ``pythonic``, ``kimi_k2``, ``deepseek_v3``, ``deepseek_v31``,
+    ``gpt_oss``)."""
     extra_body: dict[str, Any] = Field(default_factory=dict)
+    """Top-level request-body keys added to every request unless the caller sets them
+    (merged recursively, the caller wins)."""
     timeouts: TimeoutsConfig | None = None
+    """Overrides ``defaults.timeouts`` field by field."""
     retry: RetryConfig | None = None
+    """Overrides ``defaults.retry`` field by field."""
     api: Literal["chat"] = "chat"
+    """The endpoint family: ``chat`` (``/v1/chat/completions``)."""
+
+
+class RoleConfig(_Strict):
+    """A role with its own fallback: ``summarise: {backend: small-llama, fallback: gpu-vllm}``."""
+
+    backend: str
+    """The backend that serves the role."""
+    fallback: str | None = None
+    """The backend used when ``backend`` fails before answering (``FallbackChatClient``)."""
 
 
 class OaicompatConfig(_Strict):
     """The whole file: ``defaults``, named ``backends``, and ``roles`` mapping a role name
-    (``main``, ``fallback``…) to a backend name, so code asks for a role and the file decides."""
+    (``main``, ``fallback``…) to a backend name, so code asks for a role and the file decides.
+
+    A role's fallback is its ``fallback`` key when it is written as a mapping; the role named
+    ``fallback`` is the fallback of ``main``, as in ``roles: {main: gpu-vllm, fallback: local}``.
+    """
 
     defaults: DefaultsConfig = Field(default_factory=DefaultsConfig)
+    """Settings every backend inherits unless it sets its own."""
     backends: dict[str, BackendConfig] = Field(default_factory=dict)
-    roles: dict[str, str] = Field(default_factory=dict)
+    """Named backends; the name is what roles and ``--backend`` refer to."""
+    roles: dict[str, str | RoleConfig] = Field(default_factory=dict)
+    """Role name → backend name (or ``{backend, fallback}``)."""
 
     def backend_name(self, role_or_backend: str) -> str:
         """The backend a role names, or the name itself when it is a backend."""
         if role_or_backend in self.roles:
-            return self.roles[role_or_backend]
+            role = self.roles[role_or_backend]
+            return role if isinstance(role, str) else role.backend
         if role_or_backend in self.backends:
             return role_or_backend
         known = sorted({*self.roles, *self.backends})
@@ -137,6 +187,18 @@ class OaicompatConfig(_Strict):
     def backend(self, role_or_backend: str) -> BackendConfig:
         return self.backends[self.backend_name(role_or_backend)]
 
+    def fallback_name(self, role_or_backend: str) -> str | None:
+        """The backend a role falls back to, if any (never the role's own backend)."""
+        role = self.roles.get(role_or_backend)
+        fallback: str | None = None
+        if isinstance(role, RoleConfig):
+            fallback = role.fallback
+        elif role_or_backend == "main" and "fallback" in self.roles:
+            fallback = self.backend_name("fallback")
+        if fallback == self.backend_name(role_or_backend):
+            return None
+        return fallback
+
     def timeouts_for(self, backend: BackendConfig) -> Timeouts | None:
         """Defaults overlaid field by field with the backend's own; ``None`` if neither is set."""
         merged = _overlay(self.defaults.timeouts, backend.timeouts)
@@ -145,6 +207,18 @@ class OaicompatConfig(_Strict):
         from providers.client import Timeouts
 
         return Timeouts(**merged)
+
+    def pipeline_settings(self, backend: BackendConfig) -> dict[str, Any]:
+        """``create_chat_client`` keywords for ``backend`` (all but the URL, model and key), so
+        the library and the CLI build the same pipeline from the same entry."""
+        return {
+            "backend": backend.backend,
+            "reasoning_tags": backend.reasoning_tags,
+            "text_tool_calls": backend.text_tool_calls,
+            "retry": self.retry_for(backend),
+            "timeouts": self.timeouts_for(backend),
+            "extra_body": backend.extra_body or None,
+        }
 
     def retry_for(self, backend: BackendConfig) -> RetryPolicy:
         from providers.retry import RetryPolicy
@@ -212,12 +286,19 @@ def load_config(
         config = OaicompatConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigurationError(_describe(exc, locate)) from None
-    for role, target in config.roles.items():
-        if target not in config.backends:
-            hint = _did_you_mean(target, list(config.backends))
-            raise ConfigurationError(
-                f"{locate(('roles', role))}: roles.{role}: no backend named {target!r}{hint}"
-            )
+    for role, entry in config.roles.items():
+        targets: dict[KeyPath, str] = (
+            {(): entry} if isinstance(entry, str) else {("backend",): entry.backend}
+        )
+        if isinstance(entry, RoleConfig) and entry.fallback is not None:
+            targets[("fallback",)] = entry.fallback
+        for suffix, target in targets.items():
+            if target not in config.backends:
+                hint = _did_you_mean(target, list(config.backends))
+                key_path: KeyPath = ("roles", role, *suffix)
+                raise ConfigurationError(
+                    f"{locate(key_path)}: {_dotted(key_path)}: no backend named {target!r}{hint}"
+                )
     return config
 
 
@@ -345,23 +426,41 @@ def _dotted(key_path: KeyPath) -> str:
 # -- building --------------------------------------------------------------------------------
 
 
-def client_for(config: OaicompatConfig, role_or_backend: str, **client_kwargs: Any) -> ChatClient:
+def client_for(
+    config: OaicompatConfig,
+    role_or_backend: str,
+    *,
+    fallback: bool = True,
+    **client_kwargs: Any,
+) -> ChatClient:
     """The standard pipeline (``create_chat_client``) for a role or backend name.
 
+    When the role has a fallback (``OaicompatConfig.fallback_name``) and ``fallback`` is true,
+    the result is a ``FallbackChatClient`` over two standard pipelines, each with its own retry
+    and telemetry, so the main backend's transient errors are retried before failing over.
     ``client_kwargs`` reach ``create_chat_client`` (``http_client``, ``telemetry``…) and win
     over the file, so a test or the CLI can swap the transport without editing configuration.
     """
+    main = _pipeline_for(config, config.backend_name(role_or_backend), client_kwargs)
+    fallback_name = config.fallback_name(role_or_backend) if fallback else None
+    if fallback_name is None:
+        return main
+    from providers.fallback import FallbackChatClient
+
+    return FallbackChatClient(
+        main,
+        _pipeline_for(config, fallback_name, client_kwargs),
+        main_name=config.backend_name(role_or_backend),
+        fallback_name=fallback_name,
+    )
+
+
+def _pipeline_for(
+    config: OaicompatConfig, backend_name: str, client_kwargs: dict[str, Any]
+) -> ChatClient:
     from providers.factory import create_chat_client
 
-    backend = config.backend(role_or_backend)
-    settings: dict[str, Any] = {
-        "backend": backend.backend,
-        "reasoning_tags": backend.reasoning_tags,
-        "text_tool_calls": backend.text_tool_calls,
-        "retry": config.retry_for(backend),
-        "timeouts": config.timeouts_for(backend),
-        "extra_body": backend.extra_body or None,
-    }
-    settings.update(client_kwargs)
+    backend = config.backends[backend_name]
+    settings = {**config.pipeline_settings(backend), **client_kwargs}
     api_key = backend.api_key.get_secret_value() if backend.api_key is not None else None
     return create_chat_client(backend.base_url, backend.model_id, api_key, **settings)

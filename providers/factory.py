@@ -17,16 +17,14 @@ the CLI build their clients through this function, so the three never disagree o
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import replace
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from providers.chat_client import ChatClient, ChatInput
-from providers.chat_response import ChatResponse, ChatResponseUpdate
+from providers.chat_client import ChatClient
 from providers.client import OpenAiCompatibleChatClient, Timeouts
 from providers.errors import ConfigurationError
-from providers.options import ChatOptions
-from providers.pipeline import ChatClientBuilder, DelegatingChatClient
+from providers.extra_body import ExtraBodyChatClient, merge_extra_body
+from providers.pipeline import ChatClientBuilder
 
 if TYPE_CHECKING:
     from providers.profiles import BackendProfile
@@ -44,52 +42,6 @@ class _DefaultRetry:
 
 
 DEFAULT_RETRY: Any = _DefaultRetry()
-
-
-def merge_extra_body(extra: Mapping[str, Any], caller: Mapping[str, Any]) -> dict[str, Any]:
-    """``caller`` over ``extra``, recursively for nested mappings.
-
-    Recursive because the common configured key is ``chat_template_kwargs``: a caller passing
-    ``{"chat_template_kwargs": {"foo": 1}}`` must not silently drop the configured
-    ``enable_thinking``. On a conflict the caller's value always wins.
-    """
-    merged: dict[str, Any] = dict(extra)
-    for key, value in caller.items():
-        base = merged.get(key)
-        if isinstance(base, Mapping) and isinstance(value, Mapping):
-            merged[key] = merge_extra_body(base, value)
-        else:
-            merged[key] = value
-    return merged
-
-
-class ExtraBodyChatClient(DelegatingChatClient):
-    """Adds configured top-level body keys to every request, never overriding the caller's.
-
-    The keys travel as ``ChatOptions.additional_properties``, which the request builder already
-    writes into the body without replacing a key the client sets itself. The caller's options
-    are copied, never mutated: the same ``ChatOptions`` may be reused against other backends.
-    """
-
-    def __init__(self, inner: ChatClient, extra_body: Mapping[str, Any]) -> None:
-        super().__init__(inner)
-        self.extra_body: dict[str, Any] = dict(extra_body)
-
-    def _options(self, options: ChatOptions | None) -> ChatOptions:
-        if options is None:
-            return ChatOptions(additional_properties=merge_extra_body(self.extra_body, {}))
-        merged = merge_extra_body(self.extra_body, options.additional_properties)
-        return replace(options, additional_properties=merged)
-
-    async def get_response(
-        self, messages: ChatInput, options: ChatOptions | None = None
-    ) -> ChatResponse:
-        return await self.inner.get_response(messages, self._options(options))
-
-    def get_streaming_response(
-        self, messages: ChatInput, options: ChatOptions | None = None
-    ) -> AsyncIterator[ChatResponseUpdate]:
-        return self.inner.get_streaming_response(messages, self._options(options))
 
 
 def create_chat_client(
@@ -128,25 +80,14 @@ def create_chat_client(
         raise ConfigurationError(f"create_chat_client: {exc}") from exc
     builder = ChatClientBuilder(core)
     if telemetry:
-        from telemetry import TelemetryChatClient
-
-        profile = core.profile
-        builder.use(lambda inner: TelemetryChatClient(inner, backend=profile))
+        builder.use_telemetry(backend=core.profile)
     if retry is not None:
-        from providers.retry import RetryingChatClient, RetryPolicy
-
-        policy = RetryPolicy() if retry is DEFAULT_RETRY else retry
-        builder.use(lambda inner: RetryingChatClient(inner, policy))
+        builder.use_retry(None if retry is DEFAULT_RETRY else retry)
     if extra_body:
-        body = dict(extra_body)
-        builder.use(lambda inner: ExtraBodyChatClient(inner, body))
-    recovery = [v for v in (reasoning_tags, text_tool_calls) if v not in (None, "off")]
-    if recovery:
-        from providers.text_recovery import TextRecoveryChatClient
-
-        tags = reasoning_tags if reasoning_tags is not None else "off"
-        calls = text_tool_calls if text_tool_calls is not None else "off"
-        builder.use(
-            lambda inner: TextRecoveryChatClient(inner, reasoning_tags=tags, text_tool_calls=calls)
+        builder.use_extra_body(extra_body)
+    if reasoning_tags not in (None, "off") or text_tool_calls not in (None, "off"):
+        builder.use_text_tool_calls(
+            text_tool_calls if text_tool_calls is not None else "off",
+            reasoning_tags=reasoning_tags if reasoning_tags is not None else "off",
         )
     return builder.build()

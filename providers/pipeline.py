@@ -8,12 +8,16 @@ bottom follows a request from the caller inwards.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from providers.chat_client import ChatClient, ChatInput
 from providers.chat_response import ChatResponse, ChatResponseUpdate
 from providers.options import ChatOptions
+
+if TYPE_CHECKING:
+    from providers.retry import RetryPolicy
 
 __all__ = ["ChatClientBuilder", "DelegatingChatClient"]
 
@@ -53,7 +57,14 @@ LayerFactory = Callable[[ChatClient], ChatClient]
 
 
 class ChatClientBuilder:
-    """Collects layer factories; ``build()`` applies them so the first added is outermost."""
+    """Collects layer factories; ``build()`` applies them so the first added is outermost.
+
+    The ``use_*`` methods add the library's own layers; each imports its layer only when called,
+    so a pipeline without telemetry never imports structlog's processors or OpenTelemetry. The
+    standard order (``providers.factory.create_chat_client``) reads::
+
+        ChatClientBuilder(client).use_telemetry().use_retry().use_text_tool_calls().build()
+    """
 
     def __init__(self, inner: ChatClient) -> None:
         self._inner = inner
@@ -68,3 +79,50 @@ class ChatClientBuilder:
         for factory in reversed(self._factories):
             client = factory(client)
         return client
+
+    def use_retry(self, policy: RetryPolicy | None = None, **kwargs: Any) -> ChatClientBuilder:
+        """``RetryingChatClient(inner, policy, **kwargs)``; ``None`` is ``RetryPolicy()``."""
+        from providers.retry import RetryingChatClient
+
+        return self.use(lambda inner: RetryingChatClient(inner, policy, **kwargs))
+
+    def use_telemetry(self, **kwargs: Any) -> ChatClientBuilder:
+        """``TelemetryChatClient(inner, **kwargs)``: timings, cache figures, structlog events."""
+        from telemetry import TelemetryChatClient
+
+        return self.use(lambda inner: TelemetryChatClient(inner, **kwargs))
+
+    def use_opentelemetry(self, **kwargs: Any) -> ChatClientBuilder:
+        """``OpenTelemetryChatClient(inner, **kwargs)`` (needs the ``otel`` extra)."""
+        from telemetry.otel import OpenTelemetryChatClient
+
+        return self.use(lambda inner: OpenTelemetryChatClient(inner, **kwargs))
+
+    def use_text_tool_calls(
+        self, text_tool_calls: str = "auto", *, reasoning_tags: str = "auto", **kwargs: Any
+    ) -> ChatClientBuilder:
+        """``TextRecoveryChatClient``: tool calls and ``<think>`` tags left in text become
+        structured contents. One layer does both because both scan the same text; pass
+        ``reasoning_tags="off"`` for tool calls only."""
+        from providers.text_recovery import TextRecoveryChatClient
+
+        return self.use(
+            lambda inner: TextRecoveryChatClient(
+                inner, reasoning_tags=reasoning_tags, text_tool_calls=text_tool_calls, **kwargs
+            )
+        )
+
+    def use_extra_body(self, extra_body: Mapping[str, Any]) -> ChatClientBuilder:
+        """``ExtraBodyChatClient``: configured body keys on every request, never overriding
+        the caller's."""
+        from providers.extra_body import ExtraBodyChatClient
+
+        body = dict(extra_body)
+        return self.use(lambda inner: ExtraBodyChatClient(inner, body))
+
+    def use_fallback(self, fallback: ChatClient, **kwargs: Any) -> ChatClientBuilder:
+        """``FallbackChatClient(inner, fallback, **kwargs)``: the built pipeline so far, from
+        this layer inwards, is the main backend."""
+        from providers.fallback import FallbackChatClient
+
+        return self.use(lambda inner: FallbackChatClient(inner, fallback, **kwargs))

@@ -17,6 +17,7 @@ from providers import AuthenticationError, OpenAiCompatibleChatClient, RetryingC
 from providers.config import OaicompatConfig, client_for, find_config, load_config
 from providers.errors import ConfigurationError
 from providers.factory import ExtraBodyChatClient
+from providers.fallback import FallbackChatClient
 
 SECRET = "sk-top-secret-value-42"
 
@@ -48,15 +49,20 @@ def _write(tmp_path: Path, text: str) -> Path:
     return path
 
 
+def _inner(client: Any) -> Any:
+    """One layer in; through a ``FallbackChatClient``, into its main backend."""
+    return client.main if isinstance(client, FallbackChatClient) else client.inner
+
+
 def _core(client: Any) -> OpenAiCompatibleChatClient:
     while not isinstance(client, OpenAiCompatibleChatClient):
-        client = client.inner
+        client = _inner(client)
     return client
 
 
 def _find(client: Any, kind: type) -> Any:
     while not isinstance(client, kind):
-        client = client.inner
+        client = _inner(client)
     return client
 
 
@@ -281,7 +287,14 @@ async def test_client_for_role_and_backend_name(tmp_path: Path) -> None:
             "chat_template_kwargs": {"enable_thinking": True}
         }
         assert (await main.get_response("hi")).text == "ok"
+        # roles.fallback is main's fallback, with its own standard pipeline
+        assert isinstance(main, FallbackChatClient)
+        assert (main.main_name, main.fallback_name) == ("gpu-vllm", "local-llama")
+        assert _core(main.fallback).model_id == "qwen3-8b"
+        assert _find(main.fallback, RetryingChatClient).policy.max_attempts == 3
+        assert not isinstance(client_for(config, "main", fallback=False), FallbackChatClient)
         by_name = client_for(config, "local-llama", http_client=http)
+        assert not isinstance(by_name, FallbackChatClient)
         assert _core(by_name).endpoint.api_base.startswith("http://127.0.0.1:8080")
     assert bodies[0]["chat_template_kwargs"] == {"enable_thinking": True}
     assert bodies[0]["model"] == "Qwen/Qwen3-8B"
@@ -309,3 +322,42 @@ def test_find_config_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_empty_file_is_an_empty_config(tmp_path: Path) -> None:
     assert load_config(_write(tmp_path, "")).backends == {}
+
+
+ROLE_MAPPING_YAML = """\
+backends:
+  small: {base_url: "http://small/v1"}
+  big: {base_url: "http://big/v1"}
+roles:
+  summarise: {backend: small, fallback: big}
+  plain: small
+"""
+
+
+def test_a_role_written_as_a_mapping_names_its_own_fallback(tmp_path: Path) -> None:
+    config = load_config(_write(tmp_path, ROLE_MAPPING_YAML), env={})
+    assert config.backend_name("summarise") == "small"
+    assert config.fallback_name("summarise") == "big"
+    assert config.fallback_name("plain") is None
+    client = client_for(config, "summarise")
+    assert isinstance(client, FallbackChatClient)
+    assert (client.main_name, client.fallback_name) == ("small", "big")
+    assert str(_core(client.fallback).endpoint.api_base).startswith("http://big")
+
+
+def test_a_fallback_naming_an_unknown_backend_fails_with_line_and_key_path(
+    tmp_path: Path,
+) -> None:
+    path = _write(tmp_path, ROLE_MAPPING_YAML.replace("fallback: big", "fallback: bgi"))
+    with pytest.raises(ConfigurationError) as info:
+        load_config(path, env={})
+    assert str(info.value).startswith(f"{path}:5: roles.summarise.fallback: no backend named")
+    assert "did you mean 'big'" in str(info.value)
+
+
+def test_a_fallback_equal_to_the_main_backend_is_no_fallback(tmp_path: Path) -> None:
+    config = load_config(
+        _write(tmp_path, ROLE_MAPPING_YAML.replace("fallback: big", "fallback: small")), env={}
+    )
+    assert config.fallback_name("summarise") is None
+    assert not isinstance(client_for(config, "summarise"), FallbackChatClient)

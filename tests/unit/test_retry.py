@@ -32,7 +32,6 @@ from providers import (
     RateLimitError,
     ServerError,
     StreamInterruptedError,
-    TextContent,
 )
 from providers.errors import ConfigurationError, error_from_response
 from providers.pipeline import ChatClientBuilder
@@ -44,56 +43,17 @@ from providers.retry import (
     RetryingChatClient,
     RetryPolicy,
 )
+from tests.unit.scripted_client import (
+    ScriptedClient,
+    answer,
+    collect,
+    keepalive,
+    role,
+    text,
+    unavailable,
+)
 
 # --- the fake inner client ---------------------------------------------------------------------
-
-Step = ChatResponse | BaseException | list[ChatResponseUpdate | BaseException]
-
-
-class ScriptedClient:
-    """Each call takes the next step: a response, an error to raise, or a stream script (updates,
-    possibly ending with an error). Records the messages of every call."""
-
-    def __init__(self, *steps: Step) -> None:
-        self.steps = list(steps)
-        self.calls: list[list[ChatMessage]] = []
-        self.closed_streams = 0
-
-    def _next(self, messages: ChatInput) -> Step:
-        self.calls.append(ChatMessage.coerce_all(messages))
-        return self.steps.pop(0) if len(self.steps) > 1 else self.steps[0]
-
-    async def get_response(
-        self, messages: ChatInput, options: ChatOptions | None = None
-    ) -> ChatResponse:
-        step = self._next(messages)
-        if isinstance(step, BaseException):
-            raise step
-        assert isinstance(step, ChatResponse)
-        return ChatResponse(messages=list(step.messages))  # a fresh object per call
-
-    async def get_streaming_response(
-        self, messages: ChatInput, options: ChatOptions | None = None
-    ) -> AsyncIterator[ChatResponseUpdate]:
-        step = self._next(messages)
-        assert isinstance(step, list)
-        received: list[ChatResponseUpdate] = []
-        try:
-            for item in step:
-                if isinstance(item, BaseException):
-                    if isinstance(item, ProviderError):
-                        item.partial_response = ChatResponse.from_updates(received)
-                    raise item
-                update = ChatResponseUpdate(
-                    list(item.contents), role=item.role, finish_reason=item.finish_reason
-                )
-                received.append(update)
-                yield update
-        finally:
-            self.closed_streams += 1
-
-    async def aclose(self) -> None:
-        pass
 
 
 class Waits(list[float]):
@@ -104,38 +64,6 @@ class Waits(list[float]):
 def retrying(inner: Any, policy: RetryPolicy | None = None) -> tuple[RetryingChatClient, Waits]:
     waits = Waits()
     return RetryingChatClient(inner, policy, sleep=waits, random=lambda: 0.5), waits
-
-
-def role() -> ChatResponseUpdate:
-    return ChatResponseUpdate(role=ChatRole.ASSISTANT)
-
-
-def keepalive() -> ChatResponseUpdate:
-    return ChatResponseUpdate()
-
-
-def text(value: str) -> ChatResponseUpdate:
-    return ChatResponseUpdate([TextContent(value)])
-
-
-def answer(value: str = "ok") -> ChatResponse:
-    return ChatResponse.from_updates([text(value)])
-
-
-def unavailable() -> BackendUnavailableError:
-    return BackendUnavailableError("busy", status=503)
-
-
-async def collect(
-    stream: AsyncIterator[ChatResponseUpdate],
-) -> tuple[list[ChatResponseUpdate], ProviderError | None]:
-    seen: list[ChatResponseUpdate] = []
-    try:
-        async for update in stream:
-            seen.append(update)
-    except ProviderError as error:
-        return seen, error
-    return seen, None
 
 
 # --- which errors are retried ----------------------------------------------------------------

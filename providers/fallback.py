@@ -1,0 +1,173 @@
+"""``FallbackChatClient``: a second backend for when the first one fails before answering.
+
+Failover follows the same rule as retry (``providers.retry``): a request may move to another
+backend only while the caller has seen no output. A stream is therefore read up to its first
+substantive update (text, reasoning or a tool call) before anything is released; if the main
+backend fails first, its held-back updates are dropped and the fallback's stream is released
+instead, so the caller sees exactly one backend's answer. Once output has started an error
+surfaces with its partial response, as it would without this layer: mixing the opening of one
+model's answer with the rest of another's would be worse than the error.
+
+Each layer keeps its own job: put a ``RetryingChatClient`` *inside* each backend (as
+``providers.config.client_for`` does) so transient errors are retried on the main backend before
+failing over, and telemetry inside too, so each backend's timings are its own.
+
+The answer says who gave it: ``additional_properties["answered_by"]`` holds the backend's name on
+the response (on the first update of a stream), and ``"fallback_reason"`` the main backend's
+error class when the fallback answered. A fallback is also logged (``llm.fallback``, warning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from providers.chat_client import ChatClient, ChatInput
+from providers.chat_response import ChatResponse, ChatResponseUpdate
+from providers.errors import ConfigurationError, ProviderError
+from providers.options import ChatOptions
+from providers.stream_head import close_stream, mark_update, read_head, replayable
+
+__all__ = [
+    "ANSWERED_BY",
+    "FALLBACK_EVENT",
+    "FALLBACK_REASON",
+    "FallbackChatClient",
+    "falls_back_on",
+]
+
+ANSWERED_BY = "answered_by"
+"""``additional_properties`` key: the name of the backend that produced the answer."""
+
+FALLBACK_REASON = "fallback_reason"
+"""``additional_properties`` key, set only when the fallback answered: the main error's class."""
+
+FALLBACK_EVENT = "llm.fallback"
+
+
+def falls_back_on(error: ProviderError) -> bool:
+    """The default decision: every backend failure, but not a local configuration mistake.
+
+    Deliberately broad. Besides outages (connection, timeout, 5xx, 429) a backend-specific 400
+    such as vLLM's "auto tool choice requires --enable-auto-tool-choice", an unknown model id or
+    a context window too small for the prompt are all problems another backend may not have. A
+    ``ConfigurationError`` is raised before any request and would be the same on both.
+    """
+    return not isinstance(error, ConfigurationError)
+
+
+class FallbackChatClient:
+    """Sends each request to ``main``; if it fails before answering, to ``fallback``.
+
+    ``should_fall_back`` narrows which ``ProviderError``s switch backends (default
+    ``falls_back_on``). When both fail, the fallback's error is raised with a note naming the
+    main backend's error. Cancellation and programming errors are never caught. Closing this
+    client closes both backends.
+    """
+
+    def __init__(
+        self,
+        main: ChatClient,
+        fallback: ChatClient,
+        *,
+        main_name: str = "main",
+        fallback_name: str = "fallback",
+        should_fall_back: Callable[[ProviderError], bool] = falls_back_on,
+        logger: Any = None,
+    ) -> None:
+        self.main = main
+        self.fallback = fallback
+        self.main_name = main_name
+        self.fallback_name = fallback_name
+        self._should_fall_back = should_fall_back
+        self._logger = logger
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(main={self.main_name!r}, fallback={self.fallback_name!r})"
+
+    def _switching(self, error: ProviderError) -> bool:
+        if not self._should_fall_back(error):
+            return False
+        logger = self._logger
+        if logger is None:
+            import structlog
+
+            logger = self._logger = structlog.get_logger(__name__)
+        logger.warning(
+            FALLBACK_EVENT,
+            main=self.main_name,
+            fallback=self.fallback_name,
+            error=type(error).__name__,
+            status=getattr(error, "status", None),
+            backend=error.backend,
+        )
+        return True
+
+    def _both_failed(self, main_error: ProviderError, error: ProviderError) -> None:
+        error.add_note(
+            f"the fallback {self.fallback_name!r} was tried because the main backend "
+            f"{self.main_name!r} failed first: {type(main_error).__name__}: {main_error}"
+        )
+
+    async def get_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> ChatResponse:
+        messages = replayable(messages)
+        try:
+            response = await self.main.get_response(messages, options)
+        except ProviderError as main_error:
+            if not self._switching(main_error):
+                raise
+            try:
+                response = await self.fallback.get_response(messages, options)
+            except ProviderError as error:
+                self._both_failed(main_error, error)
+                raise
+            response.additional_properties[ANSWERED_BY] = self.fallback_name
+            response.additional_properties[FALLBACK_REASON] = type(main_error).__name__
+            return response
+        response.additional_properties[ANSWERED_BY] = self.main_name
+        return response
+
+    async def get_streaming_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        messages = replayable(messages)
+        stream = self.main.get_streaming_response(messages, options)
+        answered_by, reason = self.main_name, None
+        try:
+            head, more = await read_head(stream)
+        except ProviderError as main_error:
+            if not self._switching(main_error):
+                raise
+            answered_by, reason = self.fallback_name, type(main_error).__name__
+            stream = self.fallback.get_streaming_response(messages, options)
+            try:
+                head, more = await read_head(stream)
+            except ProviderError as error:
+                self._both_failed(main_error, error)
+                raise
+        try:
+            if head:
+                mark_update(head[0], ANSWERED_BY, answered_by)
+                if reason is not None:
+                    mark_update(head[0], FALLBACK_REASON, reason)
+            for update in head:
+                yield update
+            if more:
+                async for update in stream:
+                    yield update
+        finally:
+            await close_stream(stream)
+
+    async def aclose(self) -> None:
+        try:
+            await self.main.aclose()
+        finally:
+            await self.fallback.aclose()
+
+    async def __aenter__(self) -> FallbackChatClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

@@ -50,6 +50,11 @@ from providers.sse import ServerSentEvent, SseDecoder
 if TYPE_CHECKING:
     from providers.config import BackendConfig, OaicompatConfig, client_for, load_config
     from providers.factory import ExtraBodyChatClient, create_chat_client
+    from providers.responses import (
+        ConversationMode,
+        OpenAiCompatibleResponsesClient,
+        ResponsesEventNormalizer,
+    )
     from providers.retry import RetryingChatClient, RetryPolicy
     from providers.text_recovery import TextRecoveryChatClient
 
@@ -65,6 +70,9 @@ _LAZY = {
     "RetryPolicy": "providers.retry",
     "RetryingChatClient": "providers.retry",
     "TextRecoveryChatClient": "providers.text_recovery",
+    "ConversationMode": "providers.responses",
+    "OpenAiCompatibleResponsesClient": "providers.responses",
+    "ResponsesEventNormalizer": "providers.responses",
 }
 
 
@@ -101,6 +109,7 @@ __all__ = [
     "ChunkNormalizer",
     "ConfigurationError",
     "ContextLengthExceededError",
+    "ConversationMode",
     "DataContent",
     "DelegatingChatClient",
     "Endpoint",
@@ -113,11 +122,13 @@ __all__ = [
     "ModelNotFoundError",
     "OaicompatConfig",
     "OpenAiCompatibleChatClient",
+    "OpenAiCompatibleResponsesClient",
     "PermissionDeniedError",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderTimeoutError",
     "RateLimitError",
+    "ResponsesEventNormalizer",
     "RetryPolicy",
     "RetryingChatClient",
     "ServerError",

@@ -62,6 +62,11 @@ class Transcript:
     def expected(self) -> dict[str, Any]:
         return dict(self.sidecar["expected"])
 
+    @property
+    def api(self) -> str:
+        """``chat`` (chat completions, the default) or ``responses`` (``/v1/responses``)."""
+        return str(self.sidecar.get("api", "chat"))
+
     @classmethod
     def load(cls, sidecar_path: Path) -> Transcript:
         sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
@@ -74,11 +79,17 @@ class Transcript:
         return cls(sidecar_path.parent.name, stem.name, body_path.read_bytes(), sidecar)
 
 
-def iter_transcripts(root: Path | None = None) -> Iterator[Transcript]:
-    """Every chat transcript under ``root``, in a stable order (discovery files excluded)."""
+def iter_transcripts(root: Path | None = None, *, api: str | None = "chat") -> Iterator[Transcript]:
+    """Every transcript of one API under ``root``, in a stable order (discovery files excluded).
+
+    ``api`` is ``"chat"`` by default, so the chat suite, the demo and the CLI see only what the
+    chat client can replay; ``"responses"`` selects the Responses-API exchanges, ``None`` all.
+    """
     root = root or default_root()
     for path in sorted(root.glob("*/*.json")):
-        yield Transcript.load(path)
+        transcript = Transcript.load(path)
+        if api is None or transcript.api == api:
+            yield transcript
 
 
 def summarize(response: ChatResponse) -> dict[str, Any]:
@@ -123,21 +134,37 @@ def summarize_error(error: ProviderError) -> dict[str, Any]:
 
 
 async def replay_bytes(
-    status: int, body: bytes, content_type: str, *, streaming: bool, backend: str | None = None
+    status: int,
+    body: bytes,
+    content_type: str,
+    *,
+    streaming: bool,
+    backend: str | None = None,
+    api: str = "chat",
 ) -> dict[str, Any]:
     """Serve recorded bytes on loopback through the core client and summarise the outcome
-    (``expected`` shape, ``error`` included): what ``oaicompat replay`` and ``record`` print."""
-    from providers.client import OpenAiCompatibleChatClient
+    (``expected`` shape, ``error`` included): what ``oaicompat replay`` and ``record`` print.
+
+    ``api="responses"`` replays a Responses-API creation through
+    ``OpenAiCompatibleResponsesClient`` instead of the chat client."""
+    from providers.chat_client import ChatClient
     from providers.replay_server import ReceivedRequest, RecordedReply, ReplayServer
 
     def answer(request: ReceivedRequest) -> RecordedReply:
         return RecordedReply(status, body, {"Content-Type": content_type})
 
+    def core_client(base_url: str) -> ChatClient:
+        if api == "responses":
+            from providers.responses import OpenAiCompatibleResponsesClient
+
+            return OpenAiCompatibleResponsesClient(base_url, backend=backend)
+        from providers.client import OpenAiCompatibleChatClient
+
+        return OpenAiCompatibleChatClient(base_url, backend=backend)
+
     result: dict[str, Any]
-    async with (
-        ReplayServer(answer) as server,
-        OpenAiCompatibleChatClient(server.base_url, backend=backend) as client,
-    ):
+    async with ReplayServer(answer) as server:
+        client = core_client(server.base_url)
         try:
             if streaming:
                 updates = [u async for u in client.get_streaming_response("replay")]
@@ -149,4 +176,6 @@ async def replay_bytes(
             partial = exc.partial_response
             result = summarize(partial) if partial is not None else {}
             result["error"] = summarize_error(exc)
+        finally:
+            await client.aclose()
     return result

@@ -13,7 +13,11 @@ Sources (paths relative to ``shared/``):
 3. ``transcripts-captured/<backend>/NAME.raw`` + ``NAME.meta.json`` for every
    ``POST /v1/chat/completions`` exchange -> ``transcripts/<backend>/captured--NAME.{sse,raw}``.
    ``GET`` discovery exchanges are copied unchanged to ``transcripts/<backend>/discovery/``.
-   Responses-API exchanges (``--responses--``) are skipped (a later issue).
+4. ``transcripts-captured/<backend>/<set>--responses--NAME.raw`` + ``.meta.json`` (the Responses
+   API: creates, stored-response reads and cancels, the missing ``/tool_outputs`` route)
+   -> ``transcripts/<backend>/captured--<set>--responses--NAME.{sse,raw}`` with ``"api":
+   "responses"`` and ``"operation"`` in the sidecar; ``expected`` comes from a second small
+   reader of Responses events and response objects (section 5 below).
 
 Every imported body gets a ``.json`` sidecar (see ``transcripts/README.md``) whose ``expected``
 block is computed here by a tiny independent reference reader of the body, never by the client.
@@ -816,8 +820,7 @@ def import_captured(skipped: list[str]) -> None:
             raw_path = meta_path.with_name(f"{name}.raw")
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             if "--responses--" in name:
-                skipped.append(f"{backend}/{name}: Responses API ({meta['method']} "
-                               f"{meta['path']}), a later issue")
+                import_one_responses(backend, name, raw_path, meta_path, meta)
                 continue
             if meta["method"] == "GET":
                 folder = OUT / backend / "discovery"
@@ -883,6 +886,286 @@ def import_one_captured(backend: str, name: str, raw_path: Path, meta_path: Path
 
 
 # --------------------------------------------------------------------------------------------
+# 5. Responses API: reference reader and import
+# --------------------------------------------------------------------------------------------
+#
+# What `OpenAiCompatibleResponsesClient` (text recovery off) must return, read from the body
+# alone, in the same `expected` shape as chat:
+# - text: every `response.output_text.delta` delta (streams); the `output_text` parts of
+#   `message` output items (response objects).
+# - reasoning: every `response.reasoning_text.delta`, `response.reasoning.delta` and
+#   `response.reasoning_summary_text.delta` delta; the `reasoning_text` parts of `reasoning`
+#   items (their `summary_text` parts when there is no content).
+# - tool_calls: the `function_call` items, in output order, as `response.output_item.done` (or
+#   the response's `output`) gives them: call_id, name, `arguments` parsed as for chat.
+# - finish_reason: `completed` -> `tool_calls` if the output has a function_call, else `stop`;
+#   `incomplete` -> `length` for `max_output_tokens`; `queued`/`in_progress` -> null;
+#   `cancelled` -> `cancelled`.
+# - usage: input_tokens, output_tokens, total_tokens, input_tokens_details.cached_tokens,
+#   output_tokens_details.reasoning_tokens of the final response object.
+# - response_id / model_id: the first response object's `id` / `model`; stop_sequence: null.
+# - error: an HTTP error body (404 is ModelNotFoundError only when it is about the `model`);
+#   `response.failed` -> its `error`, classified with no status unless `code` is one; a stream
+#   with no terminal event -> StreamInterruptedError.
+
+responses_rows: list[tuple[str, str, str, str]] = []
+
+RESPONSES_OPERATION_PHRASES = {
+    "create": "",
+    "retrieve": "GET of a stored response",
+    "retrieve_stream": "GET ?stream=true of a stored response",
+    "cancel": "cancel of a stored response",
+    "tool_outputs": "OpenAI's /tool_outputs route (never used by the client)",
+}
+
+_RESPONSES_REASONING_DELTAS = (
+    "response.reasoning_text.delta",
+    "response.reasoning.delta",
+    "response.reasoning_summary_text.delta",
+)
+
+
+def map_responses_usage(usage: Any) -> Json | None:
+    if not isinstance(usage, dict):
+        return None
+    input_details = usage.get("input_tokens_details")
+    output_details = usage.get("output_tokens_details")
+    return {
+        "input_token_count": usage.get("input_tokens"),
+        "output_token_count": usage.get("output_tokens"),
+        "total_token_count": usage.get("total_tokens"),
+        "cached_input_token_count": (
+            input_details.get("cached_tokens") if isinstance(input_details, dict) else None
+        ),
+        "reasoning_token_count": (
+            output_details.get("reasoning_tokens") if isinstance(output_details, dict) else None
+        ),
+    }
+
+
+def responses_finish(response: Json) -> Any:
+    status = response.get("status")
+    if status == "incomplete":
+        reason = str((response.get("incomplete_details") or {}).get("reason") or "length")
+        return {"max_output_tokens": "length"}.get(reason, reason)
+    if status in ("queued", "in_progress"):
+        return None
+    if status == "cancelled":
+        return "cancelled"
+    calls = [i for i in response.get("output") or [] if i.get("type") == "function_call"]
+    return "tool_calls" if calls else "stop"
+
+
+def classify_responses_error(status: int | None, err: Json) -> Json:
+    message = str(err.get("message") or "").lower()
+    kind = str(err.get("type") or "")
+    if kind == "exceed_context_size_error" or any(p in message for p in _CONTEXT_PATTERNS):
+        prompt, window = context_numbers(err)
+        return {"class": "ContextLengthExceededError", "status": status,
+                "prompt_tokens": prompt, "context_window": window}
+    if status is None:
+        return {"class": "ServerError", "status": None}
+    if status == 404:
+        about_model = err.get("param") == "model" or "model" in message
+        return {"class": "ModelNotFoundError" if about_model else "InvalidRequestError",
+                "status": 404}
+    return classify_error(status, err)
+
+
+def response_object_expected(obj: Json, acc: Expected) -> None:
+    """Fill `acc` from one response object (a non-streamed answer, GET or cancel)."""
+    acc.response_id = obj.get("id")
+    acc.model_id = obj.get("model")
+    acc.usage = obj.get("usage")
+    for item in obj.get("output") or []:
+        kind = item.get("type")
+        if kind == "message":
+            for part in item.get("content") or []:
+                if part.get("type") == "output_text":
+                    acc.add_text(part.get("text"))
+        elif kind == "reasoning":
+            parts = [p for p in item.get("content") or [] if p.get("text")]
+            for part in parts or item.get("summary") or []:
+                acc.add_reasoning(part.get("text"))
+        elif kind == "function_call":
+            acc.calls[len(acc.calls)] = {"call_id": item.get("call_id"), "name": item.get("name"),
+                                         "raw": item.get("arguments") or ""}
+    acc.finish_reason = responses_finish(obj)
+
+
+def expected_from_responses_sse(body: str) -> Json:
+    acc = Expected()
+    deltas: dict[Any, str] = {}  # function-call arguments by output index, to cross-check
+    terminal = False
+    for data in sse_data(body):
+        event = json.loads(data)
+        kind = event.get("type")
+        response = event.get("response")
+        if isinstance(response, dict) and not acc.seen_chunk:
+            acc.seen_chunk = True
+            acc.response_id = response.get("id")
+            acc.model_id = response.get("model")
+        if kind == "response.output_text.delta":
+            acc.add_text(event.get("delta"))
+        elif kind in _RESPONSES_REASONING_DELTAS:
+            acc.add_reasoning(event.get("delta"))
+        elif kind == "response.function_call_arguments.delta":
+            index = event.get("output_index")
+            deltas[index] = deltas.get(index, "") + event.get("delta", "")
+        elif kind == "response.output_item.done" and event["item"].get("type") == "function_call":
+            item = event["item"]
+            if event.get("output_index") in deltas:
+                assert deltas[event["output_index"]] == item["arguments"], (deltas, item)
+            acc.calls[len(acc.calls)] = {"call_id": item.get("call_id"), "name": item.get("name"),
+                                         "raw": item.get("arguments") or ""}
+        elif kind == "response.failed":
+            err = response.get("error") or {}
+            code = err.get("code")
+            acc.error = classify_responses_error(code if isinstance(code, int) else None, err)
+            break
+        elif kind in ("response.completed", "response.incomplete"):
+            acc.usage = response.get("usage")
+            acc.finish_reason = responses_finish(response)
+            terminal = True
+            break
+        elif kind in ("error", "response.error"):
+            raise SystemExit(f"an error event the reader does not classify yet: {event}")
+    if acc.error is None and not terminal:
+        acc.error = {"class": "StreamInterruptedError", "status": None}
+    result = acc.result()
+    result["usage"] = map_responses_usage(acc.usage)
+    return result
+
+
+def expected_from_responses_json(body: str, status: int) -> Json:
+    obj = json.loads(body)
+    acc = Expected()
+    if status >= 400:
+        acc.error = classify_responses_error(status, error_object(obj))
+        return acc.result()
+    response_object_expected(obj, acc)
+    result = acc.result()
+    result["usage"] = map_responses_usage(acc.usage)
+    return result
+
+
+def responses_operation(meta: Json) -> str:
+    path = meta["path"]
+    if meta["method"] == "GET":
+        return "retrieve_stream" if "stream=true" in path else "retrieve"
+    if path.endswith("/cancel"):
+        return "cancel"
+    if path.endswith("/tool_outputs"):
+        return "tool_outputs"
+    assert path == "/v1/responses", path
+    return "create"
+
+
+RESPONSES_SETUP_NOTES = {
+    "plain": "no parsers",
+    "qwen3-hermes": "--enable-auto-tool-choice --tool-call-parser hermes --reasoning-parser qwen3",
+    "qwen3-hermes-store": "--enable-auto-tool-choice --tool-call-parser hermes "
+    "--reasoning-parser qwen3, env VLLM_ENABLE_RESPONSES_API_STORE=1 (response store on)",
+    "qwen3-qwen25": "--reasoning-parser qwen3 --tool-call-parser qwen25",
+    "qwen3-qwen25-store": "--reasoning-parser qwen3 --tool-call-parser qwen25 "
+    "--enable-response-store (response store on)",
+    "qwen3coder": "--tool-call-parser qwen3_coder (vLLM also --enable-auto-tool-choice)",
+}
+
+RESPONSES_EXCHANGE_NOTES = {
+    ("vllm", "qwen3-hermes-store--responses--background-get-stream-replay"): "vLLM answered "
+    "200 text/event-stream and closed the chunked body without a single byte (its log: "
+    "\"Unknown response_id\" inside the stream); the capture recorded an IncompleteRead. The "
+    "body is empty, so the client raises StreamInterruptedError.",
+    ("sglang", "qwen3-qwen25-store--responses--background-get-stream-replay"): "SGLang ignores "
+    "?stream=true and answers the stored response as plain JSON; the client reads it as one "
+    "response.",
+    ("sglang", "plain--responses--error-input-over-context-stream"): "SGLang reports a streamed "
+    "context overflow as HTTP 200 + response.failed (code server_error): the error has no HTTP "
+    "status, and the partial response keeps the id from response.created.",
+    ("sglang", "plain--responses--error-max-output-tokens-over-context-stream"): "SGLang reports "
+    "a streamed context overflow as HTTP 200 + response.failed (code server_error). Streamed or "
+    "not, its message speaks of the context length, so it is ContextLengthExceededError "
+    "(prompt_tokens 27 is the input, the completion asked for 99998 after SGLang's -2).",
+    ("vllm", "plain--responses--error-max-output-tokens-over-context"): "InvalidRequestError, "
+    "not context overflow: max_output_tokens alone exceeds max_model_len (as for chat).",
+    ("vllm", "plain--responses--error-max-output-tokens-over-context-stream"): "Invalid"
+    "RequestError, not context overflow: max_output_tokens alone exceeds max_model_len (as for "
+    "chat); plain JSON although stream was true.",
+    ("sglang", "plain--responses--stream-text-length"): "SGLang subtracts 2 from "
+    "max_output_tokens: 3 produced one token.",
+    ("sglang", "plain--responses--nonstream-text-length"): "SGLang subtracts 2 from "
+    "max_output_tokens: 3 produced one token; the message item says completed, the response "
+    "incomplete.",
+}
+
+
+def import_one_responses(backend: str, name: str, raw_path: Path, meta_path: Path,
+                         meta: Json) -> None:
+    body = raw_path.read_bytes()
+    headers = meta["headers"]
+    content_type = header_value(headers, "content-type")
+    is_sse = bool(content_type) and content_type.split(";")[0].strip() == "text/event-stream"
+    operation = responses_operation(meta)
+    setup = name.split("--", 1)[0]
+    text = body.decode("utf-8")
+    exp = (expected_from_responses_sse(text) if is_sse
+           else expected_from_responses_json(text, meta["status"]))
+    notes = [
+        f"Captured: {meta['produced_by']} ({meta['server']} {meta['server_version']}).",
+        f"Server set-up `{setup}--`: {RESPONSES_SETUP_NOTES[setup]}.",
+        f"Request, status and headers from {meta_path.relative_to(SHARED)} "
+        f"({meta['method']} {meta['path']}).",
+    ]
+    if meta.get("note"):
+        notes.append(f"Capture note: {meta['note']}")
+    if meta.get("model_text") is not None and exp["error"] is not None:
+        notes.append("model_text (configured for the scripted engine, never reached: the request "
+                     "failed before generation): "
+                     + json.dumps(meta["model_text"], ensure_ascii=False))
+    elif meta.get("model_text") is not None:
+        notes.append("model_text (the text the scripted engine emitted, one token per step, then "
+                     "EOS): " + json.dumps(meta["model_text"], ensure_ascii=False))
+    if meta.get("transfer_error"):
+        notes.append(f"Transfer error while capturing: {meta['transfer_error']}")
+    if backend == "sglang" and b'"reasoning_tokens":0' in body:
+        notes.append("output_tokens_details.reasoning_tokens is 0 in these captures: the fake "
+                     "scheduler sends 0 (not authentic SGLang accounting).")
+    if (backend, name) in RESPONSES_EXCHANGE_NOTES:
+        notes.append(RESPONSES_EXCHANGE_NOTES[(backend, name)])
+    provenance = {
+        "kind": "captured",
+        "source": str(raw_path.relative_to(SHARED)),
+        "server": f"{meta['server']} {meta['server_version']}",
+        "flags": meta["server_flags"],
+        "env": meta.get("server_env") or {},
+        "notes": "\n".join(notes),
+    }
+    scenario = f"captured--{name}"
+    ext = ".sse" if is_sse else ".raw"
+    folder = OUT / backend
+    write_bytes(folder / f"{scenario}{ext}", body)
+    sidecar = {
+        "api": "responses",
+        "operation": operation,
+        "provenance": provenance,
+        "http": {"method": meta["method"], "path": meta["path"]},
+        "request": meta["request"],
+        "response": {"status": meta["status"], "content_type": content_type, "headers": headers},
+        "engine_prompt": meta.get("engine_prompt"),
+        "expected": exp,
+    }
+    if operation in ("create", "retrieve", "retrieve_stream", "cancel"):
+        trimmed = edge_trimmed(exp)
+        if trimmed != exp:
+            sidecar["expected_recovered"] = trimmed
+    write_json(folder / f"{scenario}.json", sidecar)
+    phrase = describe(exp, is_sse, meta["status"])
+    extra = RESPONSES_OPERATION_PHRASES[operation]
+    responses_rows.append((backend, scenario, operation, f"{extra}; {phrase}" if extra else phrase))
+
+
+# --------------------------------------------------------------------------------------------
 # Main
 # --------------------------------------------------------------------------------------------
 
@@ -924,6 +1207,22 @@ def write_index() -> None:
         lines.append("")
         lines.extend(f"- {b} | {s} | {k} | {d}" for b, s, k, d in rows)
         lines.append("")
+    lines.extend([
+        "# Responses API transcripts",
+        "",
+        "Sidecars with `\"api\": \"responses\"`, replayed by "
+        "`tests/transcripts/test_responses_replay.py` through `OpenAiCompatibleResponsesClient`; "
+        "one line per transcript: backend | scenario | operation | description.",
+        "",
+    ])
+    for backend in BACKENDS:
+        rows = sorted(r for r in responses_rows if r[0] == backend)
+        if not rows:
+            continue
+        lines.append(f"## {backend}, Responses API ({len(rows)})")
+        lines.append("")
+        lines.extend(f"- {b} | {s} | {k} | {d}" for b, s, k, d in rows)
+        lines.append("")
     write_bytes(OUT / "INDEX.md", "\n".join(lines).encode("utf-8"))
 
 
@@ -943,7 +1242,8 @@ def main() -> int:
     ]
     for backend in BACKENDS:
         n = sum(1 for r in index_rows if r[0] == backend)
-        print(f"{backend}: {n} transcripts")
+        m = sum(1 for r in responses_rows if r[0] == backend)
+        print(f"{backend}: {n} chat transcripts, {m} Responses API transcripts")
     print(f"skipped {len(skipped)} exchanges (run with -v to list them)")
     if "-v" in sys.argv[1:]:
         for line in skipped:

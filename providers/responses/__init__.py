@@ -1,0 +1,31 @@
+"""The Responses API (``/v1/responses``) behind the same ``ChatClient`` protocol as chat.
+
+``OpenAiCompatibleResponsesClient`` is the client; ``ResponsesEventNormalizer`` turns events
+and response objects into ``ChatResponseUpdate``s; ``ConversationMode`` says how history is
+sent; ``build_responses_request`` and ``messages_to_input`` build the request body;
+``RESPONSES_QUIRKS`` holds the per-backend differences.
+"""
+
+from providers.responses._client import STORE_UNAVAILABLE_EVENT, OpenAiCompatibleResponsesClient
+from providers.responses._conversation import ConversationChain, ConversationMode
+from providers.responses._items import messages_to_input
+from providers.responses._normalize import ResponsesEventNormalizer
+from providers.responses._output import finish_reason_for
+from providers.responses._quirks import RESPONSES_QUIRKS, ResponsesQuirks, responses_quirks_for
+from providers.responses._request import build_responses_request
+from providers.responses._usage import parse_responses_usage
+
+__all__ = [
+    "RESPONSES_QUIRKS",
+    "STORE_UNAVAILABLE_EVENT",
+    "ConversationChain",
+    "ConversationMode",
+    "OpenAiCompatibleResponsesClient",
+    "ResponsesEventNormalizer",
+    "ResponsesQuirks",
+    "build_responses_request",
+    "finish_reason_for",
+    "messages_to_input",
+    "parse_responses_usage",
+    "responses_quirks_for",
+]

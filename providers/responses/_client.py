@@ -1,0 +1,456 @@
+"""``OpenAiCompatibleResponsesClient``: the ``ChatClient`` protocol over ``/v1/responses``.
+
+An agent switches between chat completions and the Responses API by configuration: the same
+``ChatMessage``s, ``ChatOptions`` and tools go in, the same ``ChatResponseUpdate``s come out,
+and the same wrappers (text recovery, retry, telemetry) apply. The streamed path is the chat
+client's pipe with an event normaliser at its end — httpx bytes → ``SseDecoder`` → JSON →
+``ResponsesEventNormalizer`` → updates — under the same ``Watchdog`` budgets and
+``TransportErrorMapping`` (``ResponsesTransport``), so failures are the same typed errors with
+the partial response. This module decides what to send and where; the transport moves it.
+
+What the servers make necessary (transcripts ``*--responses--*``): history goes as input items
+(``ConversationMode``); ``store`` is sent false unless a stored response is wanted, because
+vLLM's store, when on, keeps every response in memory for good; ``/tool_outputs`` is never
+used (neither vLLM nor SGLang has it); stored-response operations (``retrieve``, ``cancel``,
+``background``) raise the server's typed error where the store is off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from providers.chat_client import ChatInput
+from providers.chat_response import ChatResponse, ChatResponseUpdate
+from providers.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
+from providers.contents import UsageContent
+from providers.endpoint import Endpoint
+from providers.errors import (
+    InvalidRequestError,
+    ProviderError,
+    error_from_response,
+    parse_error_body,
+    retry_after_from_headers,
+)
+from providers.messages import ChatMessage
+from providers.options import ChatOptions
+from providers.profiles import BackendProfile, profile_for
+from providers.responses._conversation import ConversationChain, ConversationMode
+from providers.responses._items import Item, messages_to_input
+from providers.responses._normalize import ResponsesEventNormalizer
+from providers.responses._quirks import responses_quirks_for
+from providers.responses._request import build_responses_request
+from providers.responses._stream import ResponsesStreamState
+from providers.responses._transport import ResponsesTransport
+from providers.timeouts import Timeouts, budget_error
+
+if TYPE_CHECKING:
+    from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
+
+__all__ = ["STORE_UNAVAILABLE_EVENT", "OpenAiCompatibleResponsesClient"]
+
+STORE_UNAVAILABLE_EVENT = "oaicompat.responses.store_unavailable"
+"""The structlog warning logged (once per client) when ``previous_response_id`` was refused and
+the client fell back to sending the whole history."""
+
+_RUNNING = ("queued", "in_progress")
+_STORE_PARAMS = frozenset({"previous_response_id", "response_id"})
+_PROBE_ID = "resp_oaicompat_store_probe"
+
+
+@dataclass(slots=True)
+class _Prepared:
+    body: dict[str, Any]
+    history: list[Item]  # the whole conversation as items, whatever part of it is sent
+    previous_response_id: str | None
+    stored: bool  # a turn the conversation chain may continue from
+
+
+class OpenAiCompatibleResponsesClient:
+    """A ``ChatClient`` over ``POST {base_url}/responses``.
+
+    The constructor follows ``OpenAiCompatibleChatClient`` (``base_url``, ``model_id``,
+    ``api_key`` — never in ``repr`` or logs —, ``backend``, ``http_client``, ``timeout``,
+    ``timeouts``, ``headers``, ``merge_system_messages``). Responses-specific:
+
+    * ``conversation_mode``: ``STATELESS`` (default) or ``PREVIOUS_RESPONSE_ID``; see
+      ``ConversationMode``. Use the latter only where the store is on (``probe_store()``).
+    * ``background``: create responses with ``background: true`` and poll them every
+      ``poll_interval`` seconds until they finish (needs the store; the server's 400 otherwise).
+    * ``replay_reasoning``: send earlier reasoning back as ``reasoning`` items (default: the
+      backend profile's ``replay_reasoning``, off, as on the chat path).
+    * ``replays_function_calls``: override the backend's row in ``RESPONSES_QUIRKS``.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model_id: str | None = None,
+        api_key: str | None = None,
+        *,
+        backend: str | BackendProfile | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        timeout: httpx.Timeout | float | None = DEFAULT_TIMEOUT,
+        timeouts: Timeouts | None = None,
+        headers: Mapping[str, str] | None = None,
+        merge_system_messages: bool | None = None,
+        conversation_mode: ConversationMode | str = ConversationMode.STATELESS,
+        background: bool = False,
+        poll_interval: float = 1.0,
+        replay_reasoning: bool | None = None,
+        replays_function_calls: bool | None = None,
+        capability_overrides: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.endpoint = Endpoint.from_base_url(base_url)
+        self.url = f"{self.endpoint.api_base}/responses"
+        self.model_id = model_id
+        self.profile = profile_for(backend)
+        self.merge_system_messages = (
+            self.profile.merge_system_messages
+            if merge_system_messages is None
+            else merge_system_messages
+        )
+        self.replay_reasoning = (
+            self.profile.replay_reasoning if replay_reasoning is None else replay_reasoning
+        )
+        self.conversation_mode = ConversationMode(conversation_mode)
+        self.background = background
+        self.poll_interval = poll_interval
+        quirks = responses_quirks_for(self.profile.name)
+        self._chain = ConversationChain(
+            replays_function_calls=quirks.replays_function_calls
+            if replays_function_calls is None
+            else replays_function_calls
+        )
+        self._store_usable = True
+        request_headers = {"Accept": "application/json, text/event-stream"}
+        request_headers.update(headers or {})
+        if api_key and api_key.strip():
+            request_headers["Authorization"] = f"Bearer {api_key.strip()}"
+        self._headers = request_headers
+        self._api_key = api_key
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(timeout=timeout)
+        if timeouts is None:
+            timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)
+        self.timeouts = timeouts
+        self._transport = ResponsesTransport(
+            self._http,
+            url=self.url,
+            backend=self.profile.name,
+            headers=request_headers,
+            timeouts=timeouts,
+            status_error=self._status_error,
+        )
+        self._capability_overrides = capability_overrides
+        self._resolver: OpenAiCompatibleCapabilityResolver | None = None
+
+    def __repr__(self) -> str:
+        # Never the headers: they hold the API key.
+        return (
+            f"{type(self).__name__}(base_url={self.endpoint.api_base!r}, "
+            f"model_id={self.model_id!r}, backend={self.profile.name!r}, "
+            f"conversation_mode={self.conversation_mode.value!r})"
+        )
+
+    async def __aenter__(self) -> OpenAiCompatibleResponsesClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def get_capabilities(self, *, refresh: bool = False) -> ModelCapabilities:
+        """What the server says about the model, as ``OpenAiCompatibleChatClient`` reports it."""
+        if self._resolver is None:
+            from capabilities import OpenAiCompatibleCapabilityResolver
+
+            self._resolver = OpenAiCompatibleCapabilityResolver(
+                self.endpoint,
+                http_client=self._http,
+                api_key=self._api_key,
+                overrides=self._capability_overrides,
+                headers={k: v for k, v in self._headers.items() if k != "Authorization"},
+            )
+        if refresh:
+            self._resolver.invalidate()
+        return await self._resolver.resolve(self.model_id)
+
+    # --- requests ------------------------------------------------------------------------------
+
+    def build_request_body(
+        self, messages: ChatInput, options: ChatOptions | None = None, *, stream: bool
+    ) -> dict[str, Any]:
+        """The exact JSON body the next call would send (useful for logging and tests)."""
+        return self._prepare(messages, options, stream=stream).body
+
+    def _prepare(
+        self,
+        messages: ChatInput,
+        options: ChatOptions | None,
+        *,
+        stream: bool,
+        stateless: bool = False,
+    ) -> _Prepared:
+        instructions, history = messages_to_input(
+            ChatMessage.coerce_all(messages),
+            merge_system_messages=self.merge_system_messages,
+            replay_reasoning=self.replay_reasoning,
+        )
+        extras = options.additional_properties if options is not None else {}
+        background = self.background or extras.get("background") is True
+        chained = (
+            self.conversation_mode is ConversationMode.PREVIOUS_RESPONSE_ID
+            and self._store_usable
+            and not stateless
+        )
+        previous, items = self._chain.plan(history) if chained else (None, history)
+        body = build_responses_request(
+            items,
+            options,
+            instructions=instructions,
+            model_id=self.model_id,
+            stream=stream and not background,
+            store=chained or background,
+            background=background,
+            previous_response_id=previous,
+        )
+        stored = body.get("store") is True and "previous_response_id" not in extras
+        return _Prepared(body, history, previous, stored and chained)
+
+    def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
+        """As the chat client: an unknown model names the served ids (vLLM and SGLang 404)."""
+        backend = self.profile.name
+        if status in (400, 404) and self.model_id:
+            from capabilities import model_not_found_error
+
+            cached = self._resolver.cached(self.model_id) if self._resolver else None
+            error = model_not_found_error(
+                status,
+                body.decode("utf-8", "replace"),
+                configured=self.model_id,
+                served_ids=cached.served_model_ids.value if cached is not None else None,
+                backend=backend,
+                base_url=self.endpoint.api_base,
+            )
+            if error is not None:
+                return error
+        return error_from_response(
+            status, body, backend=backend, retry_after=retry_after_from_headers(headers)
+        )
+
+    def _to_response(self, payload: dict[str, Any], stamps: dict[str, float]) -> ChatResponse:
+        normalizer = ResponsesEventNormalizer(self.profile.name)
+        result = ChatResponse.from_updates(normalizer.normalize_response(payload))
+        result.raw = payload
+        result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
+        return result
+
+    # --- the ChatClient protocol -----------------------------------------------------------
+
+    async def get_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> ChatResponse:
+        prepared = self._prepare(messages, options, stream=False)
+        try:
+            result = await self._create(prepared)
+        except InvalidRequestError as exc:
+            if not self._falls_back(prepared, exc):
+                raise
+            prepared = self._prepare(messages, options, stream=False, stateless=True)
+            result = await self._create(prepared)
+        self._record(prepared, result)
+        return result
+
+    async def _create(self, prepared: _Prepared) -> ChatResponse:
+        payload, stamps = await self._transport.request_json("POST", self.url, prepared.body)
+        if prepared.body.get("background") is True:
+            payload = await self._poll(payload)
+        return self._to_response(payload, stamps)
+
+    async def get_streaming_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        prepared = self._prepare(messages, options, stream=True)
+        if prepared.body.get("background") is True:
+            # Polled to the end, then given as the updates of the finished response.
+            result = await self.get_response(messages, options)
+            for update in _updates_of(result):
+                yield update
+            return
+        yielded = False
+        try:
+            async for update in self._stream("POST", self.url, prepared):
+                yielded = True
+                yield update
+        except InvalidRequestError as exc:
+            if yielded or not self._falls_back(prepared, exc):
+                raise
+            prepared = self._prepare(messages, options, stream=True, stateless=True)
+            async for update in self._stream("POST", self.url, prepared):
+                yield update
+
+    async def _stream(
+        self, method: str, url: str, prepared: _Prepared | None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        backend = self.profile.name
+        state = ResponsesStreamState(ResponsesEventNormalizer(backend), backend)
+        body = prepared.body if prepared is not None else None
+        async for update in self._transport.stream(method, url, body, state):
+            yield update
+        if prepared is not None:
+            self._record(prepared, state.partial.build())
+
+    # --- conversation state --------------------------------------------------------------------
+
+    def _falls_back(self, prepared: _Prepared, error: InvalidRequestError) -> bool:
+        """Was ``previous_response_id`` refused because the server stores no responses?
+
+        vLLM without its store answers 404 "Response with id … not found." (param
+        ``response_id``), SGLang 400 "Response store is disabled…" (param
+        ``previous_response_id``); the decision reads the error's fields, and the server's
+        message only when it names no parameter. Logged once per client; later requests are
+        stateless.
+        """
+        if prepared.previous_response_id is None or error.status not in (400, 404):
+            return False
+        if error.param not in _STORE_PARAMS:
+            message = parse_error_body(error.body).message.lower()
+            if "previous_response_id" not in message and "store" not in message:
+                return False
+        self._store_usable = False
+        self._chain.forget()
+        import structlog
+
+        structlog.get_logger(__name__).warning(
+            STORE_UNAVAILABLE_EVENT,
+            backend=self.profile.name,
+            status=error.status,
+            param=error.param,
+            fallback=ConversationMode.STATELESS.value,
+        )
+        return True
+
+    def _record(self, prepared: _Prepared, result: ChatResponse) -> None:
+        if not prepared.stored:
+            return
+        if result.finish_reason is None or result.response_id is None:
+            self._chain.forget()
+            return
+        _, output = messages_to_input(
+            result.messages,
+            merge_system_messages=self.merge_system_messages,
+            replay_reasoning=self.replay_reasoning,
+        )
+        self._chain.record(result.response_id, prepared.history, output)
+
+    # --- stored responses ----------------------------------------------------------------------
+
+    async def retrieve(self, response_id: str) -> ChatResponse:
+        """``GET /responses/{id}``: a stored response, finished or not (``finish_reason`` is
+        ``None`` while it is queued or in progress; ``additional_properties["status"]`` says
+        which). Without a store: vLLM 404, SGLang 400, both ``InvalidRequestError``."""
+        payload, stamps = await self._transport.request_json("GET", f"{self.url}/{response_id}")
+        return self._to_response(payload, stamps)
+
+    def retrieve_streaming(
+        self, response_id: str, *, starting_after: int | None = None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        """``GET /responses/{id}?stream=true``: a stored response's events again (vLLM replays
+        a background response's events after ``starting_after``). A server that answers with
+        the JSON object instead (SGLang ignores ``stream``) gives that object's updates; one
+        that sends no event (vLLM for a finished response) raises ``StreamInterruptedError``."""
+        url = f"{self.url}/{response_id}?stream=true"
+        if starting_after is not None:
+            url += f"&starting_after={starting_after}"
+        return self._stream("GET", url, None)
+
+    async def cancel(self, response_id: str) -> ChatResponse:
+        """``POST /responses/{id}/cancel``: the response as cancelled (``finish_reason``
+        ``cancelled``, output dropped). vLLM refuses a finished non-background response (400
+        "Cannot cancel a synchronous response."); SGLang returns it unchanged."""
+        payload, stamps = await self._transport.request_json(
+            "POST", f"{self.url}/{response_id}/cancel"
+        )
+        return self._to_response(payload, stamps)
+
+    async def _poll(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Read a background response again every ``poll_interval`` s until it is done, within
+        the ``total`` budget."""
+        response_id = payload.get("id")
+        if not isinstance(response_id, str):
+            return payload
+        try:
+            async with asyncio.timeout(self.timeouts.total):
+                while payload.get("status") in _RUNNING:
+                    await asyncio.sleep(self.poll_interval)
+                    payload, _ = await self._transport.request_json(
+                        "GET", f"{self.url}/{response_id}"
+                    )
+        except TimeoutError as exc:
+            if isinstance(exc, ProviderError):
+                raise
+            raise budget_error("total", self.timeouts.total, self.profile.name) from None
+        return payload
+
+    async def probe_store(self) -> bool:
+        """Is the server's response store on (so ``PREVIOUS_RESPONSE_ID`` can work)?
+
+        SGLang answers a read of an unknown id with 400 "store is disabled" when it is off.
+        vLLM answers 404 either way, so a one-token response is stored and read back (it costs
+        one tiny generation).
+        """
+        try:
+            await self.retrieve(_PROBE_ID)
+        except InvalidRequestError as exc:
+            if exc.status != 404:
+                return False
+        else:
+            return True
+        body: dict[str, Any] = {"input": "ping", "max_output_tokens": 1, "store": True}
+        if self.model_id:
+            body["model"] = self.model_id
+        created, _ = await self._transport.request_json("POST", self.url, body)
+        response_id = created.get("id")
+        if not isinstance(response_id, str):
+            return False
+        try:
+            await self.retrieve(response_id)
+        except InvalidRequestError:
+            return False
+        return True
+
+
+def _updates_of(result: ChatResponse) -> list[ChatResponseUpdate]:
+    """A finished response as one update per message (the background path's stream)."""
+    updates = []
+    for index, message in enumerate(result.messages):
+        updates.append(
+            ChatResponseUpdate(
+                list(message.contents),
+                message.role,
+                result.finish_reason,
+                result.response_id,
+                result.model_id,
+                result.created_at,
+                index,
+                dict(result.additional_properties),
+                result.raw,
+            )
+        )
+    if updates and result.usage is not None:
+        updates[-1].contents.append(UsageContent(result.usage))
+    return updates

@@ -1,0 +1,129 @@
+"""Building the ``POST /v1/responses`` body from input items and ``ChatOptions``.
+
+The Responses API names things differently from chat completions: ``max_output_tokens``, flat
+tool declarations (``{"type": "function", "name": …}``, no nested ``function``), a flat named
+``tool_choice``, ``text.format`` for the response format and ``reasoning.effort``. Only what is
+set is written, as on the chat path. ``ChatOptions.additional_properties`` extend the body but
+never replace a key the client sets (a nested dict is merged), with one translation: the chat
+habit ``reasoning_effort`` becomes ``reasoning.effort``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from providers.options import ChatOptions, ChatResponseFormat, ChatToolMode, ToolDeclaration
+from providers.responses._items import Item
+
+__all__ = ["build_responses_request"]
+
+# Keys the client owns: additional properties may extend them, never replace them.
+_CORE_KEYS = frozenset(
+    {"model", "input", "instructions", "stream", "tools", "tool_choice", "previous_response_id"}
+)
+
+
+def _warn(event: str, **fields: Any) -> None:
+    import structlog  # ~25 ms of cold import, needed only for a malformed request
+
+    structlog.get_logger(__name__).warning(event, **fields)
+
+
+def build_responses_request(
+    items: Sequence[Item],
+    options: ChatOptions | None,
+    *,
+    instructions: str | None,
+    model_id: str | None,
+    stream: bool,
+    store: bool | None = None,
+    background: bool = False,
+    previous_response_id: str | None = None,
+) -> dict[str, Any]:
+    """The body; ``store`` ``None`` leaves the server's default (true on every server here)."""
+    options = options or ChatOptions()
+    extras = dict(options.additional_properties)
+    body: dict[str, Any] = {}
+    model = options.model_id or model_id
+    if model:
+        body["model"] = model
+    if instructions is not None:
+        body["instructions"] = instructions
+    body["input"] = list(items)
+    body["stream"] = stream
+    if previous_response_id is not None:
+        body["previous_response_id"] = previous_response_id
+    if "store" not in extras and store is not None:
+        body["store"] = store
+    if background and "background" not in extras:
+        body["background"] = True
+    _set(body, "temperature", options.temperature)
+    _set(body, "top_p", options.top_p)
+    _set(body, "top_k", options.top_k)  # vLLM and SGLang extension
+    _set(body, "max_output_tokens", options.max_output_tokens)
+    if options.stop_sequences:
+        body["stop"] = list(options.stop_sequences)  # vLLM and SGLang extension
+    _set(body, "seed", options.seed)
+    _set(body, "frequency_penalty", options.frequency_penalty)
+    _set(body, "presence_penalty", options.presence_penalty)
+    tools = options.tool_declarations()
+    if tools:  # never `tools: []`, as on the chat path
+        body["tools"] = [_tool(tool) for tool in tools]
+        if options.allow_multiple_tool_calls is not None:
+            body["parallel_tool_calls"] = options.allow_multiple_tool_calls
+    if options.tool_mode is not None:
+        body["tool_choice"] = _tool_choice(options.tool_mode)
+    if options.response_format is not None:
+        body["text"] = {"format": _text_format(options.response_format)}
+    effort = extras.pop("reasoning_effort", None)
+    if effort is not None:
+        reasoning = extras.get("reasoning")
+        extras["reasoning"] = {"effort": effort, **(reasoning or {})}
+    for key, value in extras.items():
+        _merge_extra(body, key, value)
+    return body
+
+
+def _set(body: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None:
+        body[key] = value
+
+
+def _merge_extra(body: dict[str, Any], key: str, value: Any) -> None:
+    if key not in body:
+        body[key] = value
+        return
+    current = body[key]
+    if isinstance(current, dict) and isinstance(value, Mapping):
+        for inner, inner_value in value.items():
+            current.setdefault(inner, inner_value)
+        return
+    if key in _CORE_KEYS or current != value:
+        _warn("oaicompat.request.extra_key_ignored", key=key, reason="set by the client")
+
+
+def _tool(tool: ToolDeclaration) -> dict[str, Any]:
+    declaration: dict[str, Any] = {"type": "function", "name": tool.name}
+    if tool.description:
+        declaration["description"] = tool.description
+    declaration["parameters"] = (
+        dict(tool.parameters) if tool.parameters else {"type": "object", "properties": {}}
+    )
+    return declaration
+
+
+def _tool_choice(mode: ChatToolMode) -> str | dict[str, Any]:
+    if mode.function_name is not None:
+        return {"type": "function", "name": mode.function_name}
+    return mode.value
+
+
+def _text_format(response_format: ChatResponseFormat) -> dict[str, Any]:
+    if response_format.kind == "json_schema":
+        return {
+            "type": "json_schema",
+            "name": response_format.schema_name or "response",
+            "schema": dict(response_format.schema or {}),
+        }
+    return {"type": response_format.kind}

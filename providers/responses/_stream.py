@@ -1,0 +1,103 @@
+"""What one Responses stream has received so far (the ``PartialStream`` of the error mapping).
+
+The chat client's stream state, for events: a ``ChatResponseBuilder`` without raw chunks so any
+failure can hand the caller everything received, and the check that a stream which ended without
+a terminal event (``response.completed``, ``incomplete`` or ``failed``) was cut.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from providers.chat_response import ChatResponseBuilder, ChatResponseUpdate
+from providers.client import TRANSPORT_TIMESTAMPS
+from providers.errors import InvalidResponseError, ProviderError, StreamInterruptedError
+from providers.responses._normalize import ResponsesEventNormalizer
+from providers.sse import ServerSentEvent
+
+__all__ = ["ResponsesStreamState", "loads_object"]
+
+
+class ResponsesStreamState:
+    __slots__ = ("backend", "normalizer", "partial", "stamps")
+
+    def __init__(self, normalizer: ResponsesEventNormalizer, backend: str) -> None:
+        self.normalizer = normalizer
+        self.backend = backend
+        self.partial = ChatResponseBuilder(keep_raw=False)
+        self.stamps: dict[str, float] | None = None  # given to the first update, then dropped
+
+    @property
+    def done(self) -> bool:
+        """A terminal event arrived: nothing after it matters (there is no ``[DONE]``)."""
+        return self.normalizer.terminal
+
+    def has_token(self) -> bool:
+        return self.partial.substantive
+
+    def consume(self, events: list[ServerSentEvent]) -> Iterator[ChatResponseUpdate]:
+        # Lazily, one by one, as on the chat path: updates before a failure event in the same
+        # network read reach the caller (and the partial response) before the error does.
+        add = self.partial.add
+        feed = self.normalizer.feed
+        for event in events:
+            if self.normalizer.terminal:
+                return
+            data = event.data
+            if data == "[DONE]":  # not sent by Responses servers; harmless from a proxy
+                continue
+            for update in feed(loads_object(data, self.backend), event.event):
+                if self.stamps is not None:
+                    props = update.additional_properties
+                    if props is None:
+                        update.additional_properties = {TRANSPORT_TIMESTAMPS: self.stamps}
+                    else:
+                        props[TRANSPORT_TIMESTAMPS] = self.stamps
+                    self.stamps = None
+                add(update)
+                yield update
+
+    def whole(self, content: bytes) -> list[ChatResponseUpdate]:
+        """A whole response object where events were expected, as its updates."""
+        updates = self.normalizer.normalize_response(loads_object(content, self.backend))
+        self.normalizer.terminal = True  # a whole document, even of a response still running
+        for update in updates:
+            self.partial.add(update)
+        return updates
+
+    def end(self) -> list[ChatResponseUpdate]:
+        """Calls still being assembled; a stream that ended without a terminal event was cut."""
+        updates = self.normalizer.finish()
+        for update in updates:
+            self.partial.add(update)
+        if not self.normalizer.terminal:
+            raise StreamInterruptedError(
+                "the stream ended before a terminal event (response.completed, "
+                "response.incomplete or response.failed)",
+                backend=self.backend,
+            )
+        return updates
+
+    def attach_partial(self, error: ProviderError) -> None:
+        if error.partial_response is None:
+            for update in self.normalizer.finish():
+                self.partial.add(update)
+            error.partial_response = self.partial.build()
+
+
+def loads_object(data: str | bytes, backend: str) -> dict[str, Any]:
+    try:
+        payload = json.loads(data)
+    except ValueError as exc:
+        # The text goes to `body`, not the message: it may be completion text.
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        raise InvalidResponseError(
+            f"the server sent something that is not JSON ({len(text)} characters)",
+            backend=backend,
+            body=text[:300],
+        ) from exc
+    if not isinstance(payload, dict):
+        raise InvalidResponseError("the server sent JSON that is not an object", backend=backend)
+    return payload

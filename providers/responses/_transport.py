@@ -1,0 +1,150 @@
+"""How bytes move for the Responses client: one request, as JSON or as an event stream.
+
+The chat client's transport discipline, shared rather than re-invented: ``SseDecoder`` for the
+bytes, one ``Watchdog`` per stream for the first-token, idle and total budgets (httpx enforces
+only connect), ``TransportErrorMapping`` so every httpx failure becomes the same typed error with
+the partial response attached, and the transport timestamps telemetry reads. It knows nothing of
+conversations or stored responses; the client decides what to send and where.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+
+from providers.chat_response import ChatResponseUpdate
+from providers.errors import ProviderError
+from providers.responses._stream import ResponsesStreamState, loads_object
+from providers.sse import SseDecoder
+from providers.timeouts import Timeouts, Watchdog, budget_error
+from providers.transport_errors import TransportErrorMapping
+
+__all__ = ["ResponsesTransport", "StatusError"]
+
+StatusError = Callable[[int, bytes, httpx.Headers], ProviderError]
+"""Turns an HTTP error answer into the typed error (the client adds the served model ids)."""
+
+
+class ResponsesTransport:
+    __slots__ = (
+        "_backend",
+        "_headers",
+        "_http",
+        "_httpx_timeout",
+        "_status_error",
+        "_url_for_errors",
+        "timeouts",
+    )
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        *,
+        url: str,
+        backend: str,
+        headers: dict[str, str],
+        timeouts: Timeouts,
+        status_error: StatusError,
+    ) -> None:
+        self._http = http
+        self._backend = backend
+        self._headers = headers
+        self.timeouts = timeouts
+        self._httpx_timeout = timeouts.httpx_timeout()
+        self._status_error = status_error
+        # Error messages name the URL; never with credentials someone put in it.
+        self._url_for_errors = str(httpx.URL(url).copy_with(username=None, password=None))
+
+    def _error_mapping(
+        self, state: ResponsesStreamState | None = None, watch: Watchdog | None = None
+    ) -> TransportErrorMapping:
+        return TransportErrorMapping(
+            backend=self._backend,
+            url=self._url_for_errors,
+            connect_budget=self.timeouts.connect,
+            state=state,
+            watch=watch,
+        )
+
+    async def request_json(
+        self, method: str, url: str, body: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, float]]:
+        """One non-streamed exchange: the JSON object answered, and the transport timestamps.
+
+        Only the ``connect`` and ``total`` budgets apply: no byte flows until the answer is
+        complete, so there is no first token or gap to time.
+        """
+        stamps = {"request_sent": time.monotonic()}
+        with self._error_mapping():
+            try:
+                async with (
+                    asyncio.timeout(self.timeouts.total),
+                    self._http.stream(
+                        method, url, json=body, headers=self._headers, timeout=self._httpx_timeout
+                    ) as response,
+                ):
+                    stamps["response_headers"] = time.monotonic()
+                    pieces: list[bytes] = []
+                    async for piece in response.aiter_bytes():
+                        if not pieces:
+                            stamps["first_byte"] = time.monotonic()
+                        pieces.append(piece)
+                    content = b"".join(pieces)
+                    stamps["response_end"] = time.monotonic()
+            except TimeoutError as exc:
+                if isinstance(exc, ProviderError):
+                    raise
+                raise budget_error("total", self.timeouts.total, self._backend) from None
+        if response.status_code >= 400:
+            raise self._status_error(response.status_code, content, response.headers)
+        return loads_object(content, self._backend), stamps
+
+    async def stream(
+        self, method: str, url: str, body: dict[str, Any] | None, state: ResponsesStreamState
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        """The updates of one streamed exchange; ``state`` holds what arrived, for the caller
+        and for any error's partial response. A JSON answer where events were asked for
+        (SGLang's ``GET ?stream=true``) is read whole, through the same normaliser."""
+        decoder = SseDecoder()
+        stamps = state.stamps = {"request_sent": time.monotonic()}
+        watch = Watchdog(self.timeouts, state.has_token, self._backend)
+        clock = time.monotonic
+        try:
+            with self._error_mapping(state, watch):
+                async with self._http.stream(
+                    method, url, json=body, headers=self._headers, timeout=self._httpx_timeout
+                ) as response:
+                    stamps["response_headers"] = time.monotonic()
+                    if response.status_code >= 400:
+                        raise self._status_error(
+                            response.status_code, await response.aread(), response.headers
+                        )
+                    content_type: str = response.headers.get("content-type", "")
+                    if not content_type.startswith("text/event-stream"):
+                        for update in state.whole(await response.aread()):
+                            yield update
+                    else:
+                        async for chunk in response.aiter_bytes():
+                            watch.since = None  # data arrived: the caller may hold the task
+                            if "first_byte" not in stamps:
+                                stamps["first_byte"] = time.monotonic()
+                            for update in state.consume(decoder.feed(chunk)):
+                                yield update
+                            if state.done:
+                                break
+                            now = clock()
+                            if now >= watch.due:
+                                watch.overdue(now)
+                            watch.since = now  # waiting on the network again
+                        watch.since = None
+                        if not state.done:
+                            for update in state.consume(decoder.finish()):
+                                yield update
+                for update in state.end():
+                    yield update
+        finally:
+            watch.close()

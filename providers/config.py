@@ -35,6 +35,7 @@ from pydantic import (
     PositiveInt,
     SecretStr,
     ValidationError,
+    model_validator,
 )
 
 from capabilities.models import CapabilityOverrides
@@ -114,7 +115,7 @@ class BackendConfig(_Strict):
     one) or a profile name (``llamacpp``, ``vllm``, ``sglang``…). ``capabilities`` are overrides
     that win over every probe. ``reasoning_tags`` / ``text_tool_calls`` configure text recovery:
     ``auto``, ``off`` or a format name. ``extra_body`` keys go into every request body unless the
-    caller sets the same key. ``api`` is reserved for other endpoints; only ``chat`` exists.
+    caller sets the same key. ``api`` picks chat completions or the Responses API.
     """
 
     base_url: str
@@ -143,8 +144,19 @@ class BackendConfig(_Strict):
     """Overrides ``defaults.timeouts`` field by field."""
     retry: RetryConfig | None = None
     """Overrides ``defaults.retry`` field by field."""
-    api: Literal["chat"] = "chat"
-    """The endpoint family: ``chat`` (``/v1/chat/completions``)."""
+    api: Literal["chat", "responses"] = "chat"
+    """The endpoint family: ``chat`` (``/v1/chat/completions``) or ``responses``
+    (``/v1/responses``); callers see the same updates either way."""
+    conversation_mode: Literal["stateless", "previous_response_id"] = "stateless"
+    """With ``api: responses``: send the whole history each turn (works on every server), or
+    chain turns by ``previous_response_id`` (needs the server's response store; falls back to
+    stateless with one warning when the store is off)."""
+
+    @model_validator(mode="after")
+    def _conversation_mode_needs_responses(self) -> BackendConfig:
+        if self.conversation_mode != "stateless" and self.api != "responses":
+            raise ValueError("conversation_mode applies only with api: responses")
+        return self
 
 
 class RoleConfig(_Strict):
@@ -218,6 +230,12 @@ class OaicompatConfig(_Strict):
             "retry": self.retry_for(backend),
             "timeouts": self.timeouts_for(backend),
             "extra_body": backend.extra_body or None,
+            "api": backend.api,
+            **(
+                {"conversation_mode": backend.conversation_mode}
+                if backend.api == "responses"
+                else {}
+            ),
         }
 
     def retry_for(self, backend: BackendConfig) -> RetryPolicy:

@@ -28,6 +28,7 @@ from providers.pipeline import ChatClientBuilder
 
 if TYPE_CHECKING:
     from providers.profiles import BackendProfile
+    from providers.responses import OpenAiCompatibleResponsesClient
     from providers.retry import RetryPolicy
 
 __all__ = ["DEFAULT_RETRY", "ExtraBodyChatClient", "create_chat_client", "merge_extra_body"]
@@ -50,6 +51,7 @@ def create_chat_client(
     api_key: str | None = None,
     *,
     backend: str | BackendProfile | None = None,
+    api: str = "chat",
     reasoning_tags: str | None = "auto",
     text_tool_calls: str | None = "auto",
     retry: RetryPolicy | None = DEFAULT_RETRY,
@@ -65,17 +67,19 @@ def create_chat_client(
     out, so the caller gets exactly what the server sent. ``telemetry=False`` leaves timings out.
     ``backend="auto"`` is read as "not known": the generic, tolerant profile (detection is the
     capability resolver's job and costs a request, so it is never done implicitly here).
-    ``client_kwargs`` go to ``OpenAiCompatibleChatClient`` (``http_client``, ``headers``…).
+    ``api="responses"`` puts ``OpenAiCompatibleResponsesClient`` (``/v1/responses``) at the core
+    instead of the chat-completions client; every other layer is the same, which is what lets
+    an agent switch APIs by configuration.
+    ``client_kwargs`` go to the core client (``http_client``, ``headers``…).
     Closing the returned client closes every layer and the owned connection pool.
     """
     if isinstance(backend, str) and backend.strip().lower() in ("", "auto"):
         backend = None
     if timeouts is not None:
         client_kwargs["timeouts"] = timeouts
+    core_class = _core_class(api)
     try:
-        core = OpenAiCompatibleChatClient(
-            base_url, model_id, api_key, backend=backend, **client_kwargs
-        )
+        core = core_class(base_url, model_id, api_key, backend=backend, **client_kwargs)
     except TypeError as exc:  # an unknown keyword: a configuration mistake, not a crash
         raise ConfigurationError(f"create_chat_client: {exc}") from exc
     builder = ChatClientBuilder(core)
@@ -91,3 +95,16 @@ def create_chat_client(
             reasoning_tags=reasoning_tags if reasoning_tags is not None else "off",
         )
     return builder.build()
+
+
+def _core_class(
+    api: str,
+) -> type[OpenAiCompatibleChatClient] | type[OpenAiCompatibleResponsesClient]:
+    """The wire client for an endpoint family; the Responses client is imported only if used."""
+    if api == "chat":
+        return OpenAiCompatibleChatClient
+    if api == "responses":
+        from providers.responses import OpenAiCompatibleResponsesClient
+
+        return OpenAiCompatibleResponsesClient
+    raise ConfigurationError(f"create_chat_client: api must be 'chat' or 'responses', not {api!r}")

@@ -1,0 +1,1 @@
+"""The integration suite against SGLang's real OpenAI server (scripted scheduler, CPU)."""

@@ -583,21 +583,16 @@ _BATTERY = (
 async def _record(args: argparse.Namespace) -> int:
     """One exchange, byte for byte, in the ``transcripts/README.md`` layout.
 
-    The request goes out through ``httpx`` directly (the client's own body builder makes the
-    body) so the body file holds exactly the bytes the server sent; ``expected`` is then what
-    the core client (text recovery off) makes of those bytes, replayed on a loopback server.
-    Review it before committing: it is the client's reading, not an independent one.
+    The client's own body builder makes the request; ``providers.recording`` sends it, keeps
+    the body exactly as the server sent it and writes the sidecar, whose ``expected`` is what the
+    core client (text recovery off) makes of those bytes, replayed on a loopback server. Review
+    it before committing: it is the client's reading, not an independent one.
     """
-    import httpx
-
-    from capabilities import detect_backend
     from providers.client import OpenAiCompatibleChatClient
-    from providers.errors import ProviderConnectionError
     from providers.options import ChatOptions
+    from providers.recording import record_exchange
 
     target = _target(args)
-    headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
-    stream = not args.no_stream
     core = OpenAiCompatibleChatClient(
         target.base_url,
         target.model_id,
@@ -609,45 +604,18 @@ async def _record(args: argparse.Namespace) -> int:
         tools=_tools(args.tools),
         additional_properties=dict(extra),
     )
-    body = core.build_request_body(args.prompt, options, stream=stream)
+    body = core.build_request_body(args.prompt, options, stream=not args.no_stream)
     await core.aclose()
-    async with httpx.AsyncClient(timeout=httpx.Timeout(600.0, connect=10.0)) as http:
-        detected = await detect_backend(http, core.endpoint, headers=headers)
-        try:
-            reply = await http.post(core.endpoint.chat_completions, json=body, headers=headers)
-        except httpx.HTTPError as exc:
-            raise ProviderConnectionError(f"record: {type(exc).__name__}: {exc}") from exc
-    content_type = reply.headers.get("content-type", "")
-    kept = {k: v for k, v in reply.headers.items() if k.lower() in ("server", "content-type")}
-    sidecar: dict[str, Any] = {
-        "provenance": {
-            "kind": "captured",
-            "source": None,
-            "server": f"{detected.backend} {detected.version or ''}".strip(),
-            "flags": [],
-            "notes": f"Recorded by `oaicompat record` from {core.endpoint.api_base}; backend "
-            f"detected by {detected.evidence}. Server flags unknown. `expected` is the core "
-            "client's reading of the body: review it before committing.",
-        },
-        "request": body,
-        "response": {"status": reply.status_code, "content_type": content_type, "headers": kept},
-    }
-    folder = args.transcripts / detected.backend
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = folder / f"captured--{args.setup}--{args.name}"
-    suffix = ".sse" if content_type.startswith("text/event-stream") else ".raw"
-    stem.with_suffix(suffix).write_bytes(reply.content)
-    sidecar["expected"] = await _expected(reply.status_code, content_type, reply.content, body)
-    sidecar_path = stem.with_suffix(".json")
-    sidecar_path.write_text(json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n")
-    print(f"recorded {stem.with_suffix(suffix)} and {sidecar_path}")
-    return EXIT_OK if reply.is_success else EXIT_BACKEND
-
-
-async def _expected(status: int, content_type: str, raw: bytes, body: dict[str, Any]) -> Any:
-    from providers.transcripts import replay_bytes
-
-    return await replay_bytes(status, raw, content_type, streaming=bool(body.get("stream")))
+    recording = await record_exchange(
+        target.base_url,
+        body,
+        root=args.transcripts,
+        scenario=f"captured--{args.setup}--{args.name}",
+        api_key=target.api_key,
+        source="oaicompat record",
+    )
+    print(f"recorded {recording.body_path} and {recording.sidecar_path}")
+    return EXIT_OK if 200 <= recording.exchange.status < 300 else EXIT_BACKEND
 
 
 # -- replay --------------------------------------------------------------------------------------

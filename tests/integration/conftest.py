@@ -3,6 +3,10 @@
 Without the server (the ``integration`` extra not installed, or no compiler to build it) the
 tests skip with the reason — except on CI (``CI`` set), where a skip would hide a broken set-up,
 so they fail instead.
+
+Tests marked ``rerecord`` rewrite committed transcripts, so they run only with
+``--rerecord-transcripts`` (option in ``tests/conftest.py``); without it they are deselected,
+not skipped (on CI a skipped integration test fails the run).
 """
 
 from __future__ import annotations
@@ -13,6 +17,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+RERECORD_OPTION = "--rerecord-transcripts"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"rerecord: rewrites committed transcripts; runs only with {RERECORD_OPTION}"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption(RERECORD_OPTION, default=False):
+        return
+    deselected = [item for item in items if item.get_closest_marker("rerecord")]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if not item.get_closest_marker("rerecord")]
 
 
 def _unavailable(reason: str) -> None:

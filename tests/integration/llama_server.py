@@ -5,12 +5,17 @@
 
 The context manager is synchronous, so it fits session- and function-scoped pytest fixtures
 alike. The server's stdout and stderr go to a log file; :meth:`LlamaServer.log_tail` shows the
-end of it, and every start-up failure quotes it.
+end of it, and every start-up failure quotes it. ``start(wait=False)`` returns as soon as the
+process is spawned, for tests that watch the server while it is still loading its model.
+
+:func:`forcing_grammar` makes the random-weight model emit an exact text (the request field
+``grammar``), which is how every scenario gets output it can check.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -44,6 +49,15 @@ def free_port() -> int:
         return port
 
 
+def forcing_grammar(text: str) -> str:
+    """A GBNF grammar (llama.cpp's ``grammar`` request field) whose only sentence is ``text``.
+
+    GBNF string literals accept JSON's escapes, ``\\uXXXX`` included, so the JSON encoding of
+    ``text`` (ASCII only) is a valid literal for any text.
+    """
+    return f"root ::= {json.dumps(text, ensure_ascii=True)}"
+
+
 class LlamaServerError(RuntimeError):
     """``llama-server`` exited or did not become healthy in time."""
 
@@ -51,17 +65,19 @@ class LlamaServerError(RuntimeError):
 class LlamaServer:
     """A ``llama-server`` process serving one model on ``127.0.0.1:<port>``.
 
-    Runs ``llama-server -m MODEL --host 127.0.0.1 --port PORT -c CTX -np 1 --jinja
+    Runs ``llama-server -m MODEL --host 127.0.0.1 --port PORT [-c CTX] [-np N] --jinja
     [--chat-template-file FILE] [*extra_args]``. ``model`` and ``chat_template_file`` are
     passed as given, so relative paths are relative to ``cwd`` (and the server reports a
-    relative model path as the model's name).
+    relative model path as the model's name). ``ctx_size`` or ``parallel`` ``None`` leaves the
+    flag out, so the server picks its own default (as in a capture made without them).
     """
 
     def __init__(
         self,
         model: Path | str,
         *,
-        ctx_size: int = 4096,
+        ctx_size: int | None = 4096,
+        parallel: int | None = 1,
         chat_template_file: Path | str | None = None,
         extra_args: Sequence[str] = (),
         cwd: Path | str | None = None,
@@ -73,6 +89,7 @@ class LlamaServer:
     ) -> None:
         self.model = str(model)
         self.ctx_size = ctx_size
+        self.parallel = parallel
         self.chat_template_file = None if chat_template_file is None else str(chat_template_file)
         self.extra_args = list(extra_args)
         self.cwd = None if cwd is None else Path(cwd)
@@ -90,14 +107,12 @@ class LlamaServer:
     @property
     def args(self) -> list[str]:
         """The command line after the binary."""
-        args = [
-            "-m", self.model,
-            "--host", HOST,
-            "--port", str(self.port),
-            "-c", str(self.ctx_size),
-            "-np", "1",
-            "--jinja",
-        ]  # fmt: skip
+        args = ["-m", self.model, "--host", HOST, "--port", str(self.port)]
+        if self.ctx_size is not None:
+            args += ["-c", str(self.ctx_size)]
+        if self.parallel is not None:
+            args += ["-np", str(self.parallel)]
+        args.append("--jinja")
         if self.chat_template_file is not None:
             args += ["--chat-template-file", self.chat_template_file]
         return args + self.extra_args
@@ -127,7 +142,16 @@ class LlamaServer:
 
     # ----------------------------------------------------------------------------------------
 
-    def start(self) -> None:
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    def start(self, *, wait: bool = True) -> None:
+        """Spawn the server; with ``wait`` (the default), return once ``/health`` says 200.
+
+        ``wait=False`` returns at once: the port is not even bound yet, then answers 503
+        "Loading model" until the model is loaded. :meth:`wait_healthy` waits for it later.
+        """
         if self._process is not None:
             raise LlamaServerError("already started")
         self._log_dir = tempfile.TemporaryDirectory(prefix="llama-server-")
@@ -140,14 +164,19 @@ class LlamaServer:
             stdout=self._log,
             stderr=subprocess.STDOUT,
         )
+        if not wait:
+            return
         try:
-            self._wait_healthy()
+            self.wait_healthy()
         except BaseException:
             self.stop()
             raise
 
-    def _wait_healthy(self) -> None:
-        assert self._process is not None
+    def wait_healthy(self) -> None:
+        """Poll ``/health`` every 0.1 s until it answers 200 (or the process exits, or
+        ``startup_timeout`` passes: :class:`LlamaServerError` quoting the log's tail)."""
+        if self._process is None:
+            raise LlamaServerError("not started")
         deadline = time.monotonic() + self.startup_timeout
         url = f"{self.base_url}/health"
         while True:

@@ -13,6 +13,7 @@ dependencies, so only integration tests and ``tools/`` import this module.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import os
 import struct
@@ -303,3 +304,28 @@ def tiny_gguf() -> Path:
     if not dest.is_file():
         build_tiny_gguf(dest, llama_cpp_sdist_file(VOCAB_MEMBER))
     return dest
+
+
+# --------------------------------------------------------------------------------------------
+# The vocabulary, for logit_bias
+# --------------------------------------------------------------------------------------------
+
+BYTE_LEVEL_WHITESPACE = frozenset("\u0120\u010a\u0109\u010d")
+"""How byte-level BPE (GPT-2's byte-to-unicode table) spells space, LF, TAB and CR in a token;
+printable ASCII other than space is spelled as itself."""
+
+
+@functools.cache
+def vocabulary() -> tuple[str, ...]:
+    """The tokens of the tiny model (the Qwen2 vocabulary), as stored: byte-level spelling.
+
+    For ``logit_bias`` (keyed by token id), which steers the random-weight model where a
+    grammar alone leaves it free choices.
+    """
+    tokens = read_gguf_metadata(llama_cpp_sdist_file(VOCAB_MEMBER))["tokenizer.ggml.tokens"]
+    return tuple(token.decode("utf-8") for token in tokens.value)
+
+
+def token_id(token: str) -> int:
+    """The id of a token spelled as the vocabulary stores it (``"<|im_end|>"``)."""
+    return vocabulary().index(token)

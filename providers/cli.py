@@ -56,6 +56,11 @@ def _parser() -> argparse.ArgumentParser:
     group.add_argument(
         "--extra-body", metavar="JSON", help="JSON object merged into every request body"
     )
+    group.add_argument(
+        "--api",
+        choices=("chat", "responses"),
+        help="endpoint family: chat completions (default) or /v1/responses",
+    )
     target.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser(
@@ -194,7 +199,7 @@ def _target(args: argparse.Namespace) -> _Target:
             args.model,
             os.environ.get(args.api_key_env) or None,
             args.backend or "auto",
-            settings={"extra_body": extra or None},
+            settings={"extra_body": extra or None, "api": args.api or "chat"},
         )
     from providers.config import default_config_paths, find_config, load_config
 
@@ -208,6 +213,9 @@ def _target(args: argparse.Namespace) -> _Target:
     settings = config.pipeline_settings(backend)
     del settings["backend"]  # --backend may override it: passed on its own below
     settings["extra_body"] = {**backend.extra_body, **extra} or None
+    if args.api and args.api != backend.api:
+        settings["api"] = args.api
+        settings.pop("conversation_mode", None)  # a Responses-only setting
     key = backend.api_key.get_secret_value() if backend.api_key is not None else None
     return _Target(
         name,
@@ -588,12 +596,13 @@ async def _record(args: argparse.Namespace) -> int:
     core client (text recovery off) makes of those bytes, replayed on a loopback server. Review
     it before committing: it is the client's reading, not an independent one.
     """
-    from providers.client import OpenAiCompatibleChatClient
+    from providers.factory import core_client_class
     from providers.options import ChatOptions
     from providers.recording import record_exchange
 
     target = _target(args)
-    core = OpenAiCompatibleChatClient(
+    api = target.settings.get("api", "chat")
+    core = core_client_class(api)(
         target.base_url,
         target.model_id,
         backend=None if target.backend == "auto" else target.backend,
@@ -610,9 +619,10 @@ async def _record(args: argparse.Namespace) -> int:
         target.base_url,
         body,
         root=args.transcripts,
-        scenario=f"captured--{args.setup}--{args.name}",
+        scenario=f"captured--{args.setup}--{'responses--' if api != 'chat' else ''}{args.name}",
         api_key=target.api_key,
         source="oaicompat record",
+        api=api,
     )
     print(f"recorded {recording.body_path} and {recording.sidecar_path}")
     return EXIT_OK if 200 <= recording.exchange.status < 300 else EXIT_BACKEND
@@ -635,6 +645,7 @@ async def _replay(path: Path) -> int:
         transcript.sidecar["response"].get("content_type", ""),
         streaming=bool(transcript.request.get("stream", transcript.is_stream)),
         backend=transcript.backend,
+        api=transcript.api,
     )
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return 1 if result["error"] else 0

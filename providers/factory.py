@@ -31,7 +31,13 @@ if TYPE_CHECKING:
     from providers.responses import OpenAiCompatibleResponsesClient
     from providers.retry import RetryPolicy
 
-__all__ = ["DEFAULT_RETRY", "ExtraBodyChatClient", "create_chat_client", "merge_extra_body"]
+__all__ = [
+    "DEFAULT_RETRY",
+    "ExtraBodyChatClient",
+    "core_client_class",
+    "create_chat_client",
+    "merge_extra_body",
+]
 
 
 class _DefaultRetry:
@@ -77,7 +83,7 @@ def create_chat_client(
         backend = None
     if timeouts is not None:
         client_kwargs["timeouts"] = timeouts
-    core_class = _core_class(api)
+    core_class = core_client_class(api)
     try:
         core = core_class(base_url, model_id, api_key, backend=backend, **client_kwargs)
     except TypeError as exc:  # an unknown keyword: a configuration mistake, not a crash
@@ -97,7 +103,7 @@ def create_chat_client(
     return builder.build()
 
 
-def _core_class(
+def core_client_class(
     api: str,
 ) -> type[OpenAiCompatibleChatClient] | type[OpenAiCompatibleResponsesClient]:
     """The wire client for an endpoint family; the Responses client is imported only if used."""

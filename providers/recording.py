@@ -192,22 +192,21 @@ def provenance(
     }
 
 
-async def expected_result(exchange: Exchange, *, backend: str | None) -> dict[str, Any]:
+async def expected_result(
+    exchange: Exchange, *, backend: str | None, api: str = "chat"
+) -> dict[str, Any]:
     """What the core client (text recovery off) returns or raises for these bytes, in the full
-    ``expected`` shape: an error that carries no partial response still gets the empty fields
-    (``replay_bytes`` gives only ``error`` then), since the regression replay compares them all.
-    """
-    from providers.chat_response import ChatResponse
-    from providers.transcripts import replay_bytes, summarize
+    ``expected`` shape (an error without a partial response still has every field)."""
+    from providers.transcripts import replay_bytes
 
-    result = await replay_bytes(
+    return await replay_bytes(
         exchange.status,
         exchange.body,
         exchange.content_type,
         streaming=exchange.streaming_request,
         backend=backend,
+        api=api,
     )
-    return {**summarize(ChatResponse()), **result}
 
 
 def write_transcript(
@@ -250,9 +249,10 @@ async def record_exchange(
     extra: Mapping[str, Any] | None = None,
     http_client: httpx.AsyncClient | None = None,
     recorded_at: datetime | None = None,
+    api: str = "chat",
 ) -> Recording:
-    """Identify the server, send ``request`` to its chat completions URL, and write the
-    transcript ``root/<backend>/<scenario>.{sse,raw,json}``.
+    """Identify the server, send ``request`` to its chat completions URL (``api="responses"``:
+    its ``/v1/responses``), and write the transcript ``root/<backend>/<scenario>.{sse,raw,json}``.
 
     ``backend`` names the folder and the replay profile; by default the detected backend.
     ``flags`` are the server's command-line flags when the caller knows them (``None``: unknown,
@@ -263,7 +263,8 @@ async def record_exchange(
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     async with _http(http_client) as http:
         identity = await identify_server(http, endpoint, headers=headers)
-        exchange = await post_exchange(http, endpoint.chat_completions, request, headers=headers)
+        url = endpoint.chat_completions if api == "chat" else f"{endpoint.api_base}/responses"
+        exchange = await post_exchange(http, url, request, headers=headers)
     folder_backend = backend or identity.backend
     sidecar: dict[str, Any] = {
         "provenance": provenance(
@@ -279,8 +280,10 @@ async def record_exchange(
             "content_type": exchange.content_type,
             "headers": exchange.headers,
         },
-        "expected": await expected_result(exchange, backend=folder_backend),
+        "expected": await expected_result(exchange, backend=folder_backend, api=api),
     }
+    if api != "chat":
+        sidecar["api"] = api
     sidecar.update(extra or {})
     body_path, sidecar_path = write_transcript(root / folder_backend, scenario, exchange, sidecar)
     return Recording(exchange, identity, sidecar, body_path, sidecar_path)

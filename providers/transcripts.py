@@ -174,7 +174,9 @@ async def replay_bytes(
             result["error"] = None
         except ProviderError as exc:
             partial = exc.partial_response
-            result = summarize(partial) if partial is not None else {}
+            # The full ``expected`` shape even without a partial response: the regression
+            # replay and ``oaicompat replay`` compare and print every field.
+            result = summarize(partial if partial is not None else ChatResponse())
             result["error"] = summarize_error(exc)
         finally:
             await client.aclose()

@@ -61,6 +61,9 @@ the client fell back to sending the whole history."""
 _RUNNING = ("queued", "in_progress")
 _STORE_PARAMS = frozenset({"previous_response_id", "response_id"})
 _PROBE_ID = "resp_oaicompat_store_probe"
+_PROBE_OUTPUT_TOKENS = 3
+"""The probe's ``max_output_tokens``: SGLang keeps 2 of it back (``max_new_tokens`` = limit - 2)
+and refuses a limit that leaves less than 0, so 1 would be a 400; 3 generates one token."""
 
 
 @dataclass(slots=True)
@@ -355,6 +358,20 @@ class OpenAiCompatibleResponsesClient:
             merge_system_messages=self.merge_system_messages,
             replay_reasoning=self.replay_reasoning,
         )
+        _, stored = messages_to_input(
+            result.messages,
+            merge_system_messages=self.merge_system_messages,
+            replay_reasoning=self.replay_reasoning,
+            keep_separators=True,
+        )
+        if stored != output:
+            # The server stored an item the history leaves out: the "\n\n" message item
+            # between reasoning and a call that vLLM and SGLang stream (not when answering
+            # whole). Continuing by id would replay it, and vLLM renders it as an empty
+            # assistant turn before the call, a prompt the stateless path never gives. So the
+            # next request sends the whole history (still stored) and the chain restarts there.
+            self._chain.forget()
+            return
         self._chain.record(result.response_id, prepared.history, output)
 
     # --- stored responses ----------------------------------------------------------------------
@@ -410,8 +427,8 @@ class OpenAiCompatibleResponsesClient:
         """Is the server's response store on (so ``PREVIOUS_RESPONSE_ID`` can work)?
 
         SGLang answers a read of an unknown id with 400 "store is disabled" when it is off.
-        vLLM answers 404 either way, so a one-token response is stored and read back (it costs
-        one tiny generation).
+        vLLM answers 404 either way, so a tiny response is stored and read back (it costs a
+        generation of a few tokens; ``_PROBE_OUTPUT_TOKENS``).
         """
         try:
             await self.retrieve(_PROBE_ID)
@@ -420,7 +437,11 @@ class OpenAiCompatibleResponsesClient:
                 return False
         else:
             return True
-        body: dict[str, Any] = {"input": "ping", "max_output_tokens": 1, "store": True}
+        body: dict[str, Any] = {
+            "input": "ping",
+            "max_output_tokens": _PROBE_OUTPUT_TOKENS,
+            "store": True,
+        }
         if self.model_id:
             body["model"] = self.model_id
         created, _ = await self._transport.request_json("POST", self.url, body)

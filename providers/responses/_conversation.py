@@ -9,14 +9,19 @@ SGLang with ``--enable-response-store``, OpenAI). The caller still passes the wh
 to any ``ChatClient``: ``ConversationChain`` recognises it. When the history sent now starts with
 exactly the items of the last stored turn (its input and the output items our response gave
 back), only the rest is sent; anything else (another conversation, an edited history) is sent
-statelessly. So switching the mode by configuration never changes what the model sees, only how
-many bytes carry it.
+statelessly. So switching the mode by configuration does not change the conversation the model
+sees, only how many bytes carry it, with one cosmetic exception: a replayed answer keeps the
+edge whitespace the server stored (vLLM renders an earlier answer as ``"\n\nIt is…"``, the
+newlines the model wrote after ``</think>``, where the history has ``"It is…"``; ``_key``).
 
 One server quirk is data, not a branch: vLLM rebuilds the stored history from ``message`` items
 only and silently drops the previous response's ``function_call`` items (its captured
 ``continue-previous-response-id`` prompt shows a tool result with no call before it). With
 ``replays_function_calls=False`` those calls are sent again, ahead of their outputs, so the
-model's prompt contains them.
+model's prompt contains them. A stored turn the history cannot reproduce (a streamed
+reasoning-then-call turn stores a ``"\\n\\n"`` message item the history leaves out, which vLLM
+would replay as an empty assistant turn) is not chained from: the client's ``_record`` forgets
+it, and the next request goes stateless.
 """
 
 from __future__ import annotations

@@ -36,7 +36,11 @@ Item = dict[str, Any]
 
 
 def messages_to_input(
-    messages: Sequence[ChatMessage], *, merge_system_messages: bool, replay_reasoning: bool
+    messages: Sequence[ChatMessage],
+    *,
+    merge_system_messages: bool,
+    replay_reasoning: bool,
+    keep_separators: bool = False,
 ) -> tuple[str | None, list[Item]]:
     """``(instructions, items)``.
 
@@ -44,6 +48,9 @@ def messages_to_input(
     line), which every server turns into the leading system prompt. A later system message is
     an item of its own, or joins ``instructions`` when ``merge_system_messages`` is set (strict
     templates reject a system message anywhere but first, as on the chat path).
+
+    ``keep_separators`` keeps the whitespace-only text of a turn that made calls (see
+    ``_flush``): not for sending, but to see a response's output as the server stored it.
     """
     system: list[str] = []
     items: list[Item] = []
@@ -55,24 +62,30 @@ def messages_to_input(
                 system.append(text)
             continue
         leading = False
-        _message_items(message, items, replay_reasoning)
+        _message_items(message, items, replay_reasoning, keep_separators)
     return ("\n\n".join(system) if system else None), items
 
 
-def _message_items(message: ChatMessage, items: list[Item], replay_reasoning: bool) -> None:
+def _message_items(
+    message: ChatMessage, items: list[Item], replay_reasoning: bool, keep_separators: bool
+) -> None:
     """Contents in order; consecutive text and media share one ``message`` item."""
     role = message.role.value
     assistant = message.role == ChatRole.ASSISTANT
-    has_calls = assistant and any(type(c) is FunctionCallContent for c in message.contents)
+    skip_blank = (
+        assistant
+        and not keep_separators
+        and any(type(c) is FunctionCallContent for c in message.contents)
+    )
     parts: list[AIContent] = []
     for content in message.contents:
         if isinstance(content, TextContent | DataContent | UriContent):
             parts.append(content)
         elif isinstance(content, FunctionCallContent):
-            _flush(role, parts, items, skip_blank=has_calls)
+            _flush(role, parts, items, skip_blank=skip_blank)
             items.append(_call_item(content))
         elif isinstance(content, FunctionResultContent):
-            _flush(role, parts, items, skip_blank=has_calls)
+            _flush(role, parts, items, skip_blank=skip_blank)
             items.append(
                 {
                     "type": "function_call_output",
@@ -81,7 +94,7 @@ def _message_items(message: ChatMessage, items: list[Item], replay_reasoning: bo
                 }
             )
         elif isinstance(content, TextReasoningContent) and replay_reasoning:
-            _flush(role, parts, items, skip_blank=has_calls)
+            _flush(role, parts, items, skip_blank=skip_blank)
             items.append(
                 {
                     "type": "reasoning",
@@ -89,7 +102,7 @@ def _message_items(message: ChatMessage, items: list[Item], replay_reasoning: bo
                     "content": [{"type": "reasoning_text", "text": content.text}],
                 }
             )
-    _flush(role, parts, items, skip_blank=has_calls)
+    _flush(role, parts, items, skip_blank=skip_blank)
 
 
 def _flush(role: str, parts: list[AIContent], items: list[Item], *, skip_blank: bool) -> None:

@@ -7,8 +7,11 @@ Where the Responses servers' differences end, as ``providers.normalize`` is for 
   llama.cpp), ``response.reasoning.delta`` (OpenAI, newer vLLM) and the summary family
   ``response.reasoning_summary_text.delta`` (OpenAI, SGLang);
 * function calls: the ``function_call`` output item plus ``response.function_call_arguments.*``;
-  the call is released whole when its item is done (the item's ``arguments`` are authoritative),
-  or at the end of a stream that was cut before;
+  the call is released whole once its item is done (the item's ``arguments`` are authoritative)
+  *and* the model has gone past it (the next output item starts, or the response ends), or at
+  the end of a stream that was cut before. A response that ends ``incomplete`` (a token cut)
+  while its last item is a call marks that call with ``error``: the cut fell inside it, or
+  before the calls that would have followed, and SGLang still calls the item ``completed``;
 * the terminal ``response.completed`` / ``response.incomplete`` (finish ``stop``, ``tool_calls``
   or ``length``) carries usage; ``response.failed``, ``response.error`` and OpenAI's ``error``
   event raise the typed error (SGLang reports a streamed context overflow that way, after HTTP 200);
@@ -66,6 +69,7 @@ class ResponsesEventNormalizer:
         "_calls",
         "_created_at",
         "_done",
+        "_held",
         "_last_ci",
         "_last_oi",
         "_made_calls",
@@ -84,6 +88,7 @@ class ResponsesEventNormalizer:
         self._created_at: int | None = None
         self._role_sent = False
         self._calls: dict[Any, PendingCall] = {}
+        self._held: tuple[Any, Payload] | None = None  # the last done call item, not released
         self._done: set[Any] = set()  # output indexes whose contents were released
         self._streamed: set[tuple[Any, Any]] = set()  # (output index, part key) with deltas
         self._streamed_items: set[Any] = set()
@@ -107,10 +112,12 @@ class ResponsesEventNormalizer:
         return [handler(self, payload)]
 
     def finish(self) -> list[ChatResponseUpdate]:
-        """Function calls still being assembled when the stream ended (it was cut)."""
-        if not self._calls:
+        """Function calls not released when the stream ended (it was cut): a done item as the
+        server gave it, calls still being assembled with ``error``."""
+        if not self._calls and self._held is None:
             return []
-        contents: list[AIContent] = [call_content(call, None) for call in self._calls.values()]
+        contents: list[AIContent] = self._release()
+        contents.extend(call_content(call, None, cut=True) for call in self._calls.values())
         self._calls.clear()
         self._made_calls = True
         return [self._update(contents, None)]
@@ -228,7 +235,14 @@ class ResponsesEventNormalizer:
         item = payload.get("item")
         if isinstance(item, Mapping) and item.get("type") == "function_call":
             self._calls[payload.get("output_index")] = PendingCall(item)
-        return self._update([], payload)
+        return self._update(self._release(), payload)  # the model went past a held call
+
+    def _release(self, *, cut: bool = False) -> list[AIContent]:
+        """The held call's contents (``cut``: the response ended inside or right after it)."""
+        if self._held is None:
+            return []
+        (oi, item), self._held = self._held, None
+        return self._item_contents(item, oi, cut=cut)
 
     def _call_for(self, payload: Payload) -> PendingCall:
         oi = payload.get("output_index")
@@ -259,7 +273,11 @@ class ResponsesEventNormalizer:
         if not isinstance(item, Mapping) or oi in self._done:
             return self._update([], payload)
         self._done.add(oi)
-        return self._update(self._item_contents(item, oi), payload)
+        released = self._release()
+        if item.get("type") == "function_call":
+            self._held = (oi, item)
+            return self._update(released, payload)
+        return self._update([*released, *self._item_contents(item, oi)], payload)
 
     def _terminal(self, payload: Payload) -> ChatResponseUpdate:
         response = payload.get("response")
@@ -269,9 +287,15 @@ class ResponsesEventNormalizer:
         if payload.get("type") == "response.failed" or response.get("status") == "failed":
             raise self._failure(response.get("error"))
         self.terminal = True
-        contents = self._output_contents(response.get("output"))
+        cut = response.get("status") == "incomplete"
+        output = response.get("output")
+        later = isinstance(output, list) and any(
+            index not in self._done for index in range(len(output))
+        )
+        contents = self._release(cut=cut and not later)
+        contents.extend(self._output_contents(output, cut_last_call=cut))
         if self._calls:  # a call whose item never said it was done
-            contents.extend(call_content(call, None) for call in self._calls.values())
+            contents.extend(call_content(call, None, cut=cut) for call in self._calls.values())
             self._calls.clear()
             self._made_calls = True
         usage = response.get("usage")
@@ -296,20 +320,23 @@ class ResponsesEventNormalizer:
 
     # --- items (shared by the stream's done items and whole responses) ------------------------
 
-    def _output_contents(self, output: Any) -> list[AIContent]:
+    def _output_contents(self, output: Any, *, cut_last_call: bool = False) -> list[AIContent]:
+        """The items not released yet; ``cut_last_call``: the response ended incomplete, so a
+        call that is its last item gets ``error``."""
         contents: list[AIContent] = []
         if isinstance(output, list):
             for oi, item in enumerate(output):
                 if oi not in self._done and isinstance(item, Mapping):
                     self._done.add(oi)
-                    contents.extend(self._item_contents(item, oi))
+                    cut = cut_last_call and oi == len(output) - 1
+                    contents.extend(self._item_contents(item, oi, cut=cut))
         return contents
 
-    def _item_contents(self, item: Payload, oi: Any) -> list[AIContent]:
+    def _item_contents(self, item: Payload, oi: Any, *, cut: bool = False) -> list[AIContent]:
         kind = item.get("type")
         if kind == "function_call":
             self._made_calls = True
-            return [call_content(self._calls.pop(oi, None), item)]
+            return [call_content(self._calls.pop(oi, None), item, cut=cut)]
         contents: list[AIContent] = []
         if kind == "message":
             for ci, part in enumerate(list_or_empty(item.get("content"))):
@@ -344,7 +371,7 @@ class ResponsesEventNormalizer:
                 raise error_from_stream_event(body, backend=self._backend)
             raise InvalidResponseError("the response has no `output` list", backend=self._backend)
         self._remember(body)
-        contents = self._output_contents(output)
+        contents = self._output_contents(output, cut_last_call=body.get("status") == "incomplete")
         usage = body.get("usage")
         details = parse_responses_usage(usage) if isinstance(usage, Mapping) else None
         if details is not None:

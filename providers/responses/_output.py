@@ -98,12 +98,22 @@ def part_content(part: Payload) -> AIContent | None:
     return None
 
 
-def call_content(call: PendingCall | None, item: Payload | None) -> FunctionCallContent:
-    """The whole call: the done item's fields win over what the events assembled."""
+def call_content(
+    call: PendingCall | None, item: Payload | None, *, cut: bool = False
+) -> FunctionCallContent:
+    """The whole call: the done item's fields win over what the events assembled.
+
+    A call the output ended inside (``cut``: the stream stopped, or the response ended
+    ``incomplete`` before the item was done; or the item's own ``status`` is ``incomplete``,
+    as vLLM marks a call ``max_output_tokens`` cut) carries ``error`` even when its arguments
+    parse: vLLM sends the cut call's name with ``arguments: ""``, which would otherwise read as
+    a complete call with no arguments, and a caller must never run a tool on half a call.
+    """
     call = call or PendingCall({})
     raw: str | None = None
     call_id = name = item_id = None
     if item is not None:
+        cut = cut or item.get("status") == "incomplete"
         arguments = item.get("arguments")
         if isinstance(arguments, str):
             raw = arguments
@@ -118,6 +128,8 @@ def call_content(call: PendingCall | None, item: Payload | None) -> FunctionCall
         raw = call.arguments if call.arguments is not None else "".join(call.fragments)
     name = name or call.name
     arguments, error = parse_arguments(raw)
+    if cut and error is None:
+        error = "the output was cut off in or right after this call, which may be incomplete"
     if not name:
         error = "the server sent no function name for this tool call" + (
             f"; {error}" if error else ""

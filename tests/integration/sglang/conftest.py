@@ -41,6 +41,11 @@ SERVER_SETS: dict[str, tuple[str, tuple[str, ...]]] = {
     # SGLang's deepseek-r1 parser starts in reasoning mode whatever the prompt did.
     "r1-deepseek": ("r1-distill", ("--reasoning-parser", "deepseek-r1")),
     "qwen3coder": ("qwen3-coder", ("--tool-call-parser", "qwen3_coder")),
+    # the Responses API's store (previous_response_id, GET /v1/responses/{id}) is off by default
+    "qwen3-qwen25-store": (
+        "qwen3",
+        ("--reasoning-parser", "qwen3", "--tool-call-parser", "qwen25", "--enable-response-store"),
+    ),
 }
 
 _USED_SERVERS = pytest.StashKey[list[SglangServer]]()
@@ -82,6 +87,7 @@ FIXTURE_SETS = {
     "sglang_qwen3_qwen25": "qwen3-qwen25",
     "sglang_r1_deepseek": "r1-deepseek",
     "sglang_qwen3coder": "qwen3coder",
+    "sglang_qwen3_qwen25_store": "qwen3-qwen25-store",
 }
 """Which server set each server fixture below asks for."""
 
@@ -216,6 +222,14 @@ def sglang_r1_deepseek(sglang_pool: ServerPool, request: pytest.FixtureRequest) 
 def sglang_qwen3coder(sglang_pool: ServerPool, request: pytest.FixtureRequest) -> SglangServer:
     """Qwen3-Coder template, ``--tool-call-parser qwen3_coder``."""
     return _server(sglang_pool, request, "qwen3coder")
+
+
+@pytest.fixture
+def sglang_qwen3_qwen25_store(
+    sglang_pool: ServerPool, request: pytest.FixtureRequest
+) -> SglangServer:
+    """``qwen3-qwen25`` with ``--enable-response-store``."""
+    return _server(sglang_pool, request, "qwen3-qwen25-store")
 
 
 @pytest.hookimpl(wrapper=True)

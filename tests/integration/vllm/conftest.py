@@ -49,6 +49,12 @@ SERVER_SETS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
 }
 
+# Environment of a set beyond the flags: the response store is an env switch in vLLM 0.33.
+SERVER_ENV: dict[str, dict[str, str]] = {
+    "qwen3-hermes-store": {"VLLM_ENABLE_RESPONSES_API_STORE": "1"},
+}
+SERVER_SETS["qwen3-hermes-store"] = SERVER_SETS["qwen3-hermes"]
+
 _USED_SERVERS = pytest.StashKey[list[VllmServer]]()
 
 
@@ -88,6 +94,7 @@ FIXTURES: dict[str, str] = {
     "vllm_qwen3_hermes": "qwen3-hermes",
     "vllm_r1_deepseek": "r1-deepseek",
     "vllm_qwen3coder": "qwen3coder",
+    "vllm_qwen3_hermes_store": "qwen3-hermes-store",
 }
 
 
@@ -111,7 +118,11 @@ class ServerPool:
     def _launch(self, name: str) -> VllmServer:
         model_key, flags = SERVER_SETS[name]
         server = VllmServer(
-            self.rig.python, self.rig.models[model_key], MODELS[model_key].served_name, flags
+            self.rig.python,
+            self.rig.models[model_key],
+            MODELS[model_key].served_name,
+            flags,
+            env=SERVER_ENV.get(name),
         )
         server.launch()
         self._servers[name] = server
@@ -215,6 +226,12 @@ def vllm_r1_deepseek(vllm_pool: ServerPool, request: pytest.FixtureRequest) -> V
 def vllm_qwen3coder(vllm_pool: ServerPool, request: pytest.FixtureRequest) -> VllmServer:
     """Qwen3-Coder template, ``--tool-call-parser qwen3_coder``, auto tool choice."""
     return _server(vllm_pool, request, "qwen3coder")
+
+
+@pytest.fixture
+def vllm_qwen3_hermes_store(vllm_pool: ServerPool, request: pytest.FixtureRequest) -> VllmServer:
+    """``qwen3-hermes`` with the Responses store on (``VLLM_ENABLE_RESPONSES_API_STORE=1``)."""
+    return _server(vllm_pool, request, "qwen3-hermes-store")
 
 
 @pytest.hookimpl(wrapper=True)

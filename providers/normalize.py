@@ -32,7 +32,7 @@ from providers.contents import (
 )
 from providers.errors import InvalidResponseError, error_from_stream_event
 from providers.profiles import BackendProfile, profile_for
-from providers.tool_call_accumulator import ToolCallAccumulator
+from providers.tool_call_accumulator import ToolCallAccumulator, mark_cut_call
 from providers.usage import parse_usage
 
 __all__ = ["ChunkNormalizer"]
@@ -210,7 +210,10 @@ class ChunkNormalizer:
             finish_reason = finish_reason_of(finish)
             accumulator = self._tools.get(index)
             if accumulator:
-                contents.extend(accumulator.flush())
+                calls = accumulator.flush()
+                if finish_reason == ChatFinishReason.LENGTH:
+                    mark_cut_call(calls)
+                contents.extend(calls)
         for key in choice.keys() - _CHOICE:
             value = choice[key]
             if value is None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from providers.contents import FunctionCallContent
 
-__all__ = ["ToolCallAccumulator", "parse_arguments"]
+__all__ = ["CUT_BY_LENGTH", "ToolCallAccumulator", "mark_cut_call", "parse_arguments"]
 
 
 _ENTRY_KEYS = frozenset({"index", "id", "type", "function"})
@@ -118,6 +118,25 @@ class ToolCallAccumulator:
         self._calls.clear()
         self._last = None
         return calls
+
+
+CUT_BY_LENGTH = (
+    "generation stopped at the output token limit (finish_reason length) while this call was "
+    "being written: its arguments may be incomplete"
+)
+
+
+def mark_cut_call(calls: list[FunctionCallContent]) -> None:
+    """Flag the last call of a choice that finished with ``length`` as incomplete.
+
+    The model was writing that call when the limit hit, and servers hand over what they had
+    (vLLM's hermes parser only the name, qwen3_coder ``{}`` or the first parameters), which
+    parses into a call that looks complete. An agent must not run a tool on half its
+    arguments, so the call is surfaced with ``error`` set, never dropped. Calls before it were
+    finished: the model had moved on.
+    """
+    if calls and calls[-1].error is None:
+        calls[-1].error = CUT_BY_LENGTH
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:

@@ -206,13 +206,18 @@ class Expected:
             self.add_choice_meta(choice)
 
     def result(self) -> Json:
+        calls = [
+            finish_tool_call(c["call_id"], c["name"], c["raw"])
+            for _, c in sorted(self.calls.items())
+        ]
+        if calls and self.finish_reason == "length":
+            # The model was writing its last call when the token limit hit: whatever the
+            # server made of it (a name only, "{}") must not look like a complete call.
+            calls[-1]["error"] = True
         return {
             "text": "".join(self.text),
             "reasoning": "".join(self.reasoning),
-            "tool_calls": [
-                finish_tool_call(c["call_id"], c["name"], c["raw"])
-                for _, c in sorted(self.calls.items())
-            ],
+            "tool_calls": calls,
             "finish_reason": self.finish_reason,
             "usage": map_usage(self.usage),
             "response_id": self.response_id,
@@ -359,7 +364,7 @@ def describe(exp: Json, is_sse: bool, status: int) -> str:
         n = len(exp["tool_calls"])
         bad = sum(1 for c in exp["tool_calls"] if c["error"])
         label = f"{n} tool call{'s' if n > 1 else ''}"
-        parts.append(label + (" (arguments unparsable)" if bad else ""))
+        parts.append(label + (" (flagged with error: incomplete or unparsable)" if bad else ""))
     mode = "stream" if is_sse else ("JSON" if status < 400 else f"HTTP {status} JSON")
     out = f"{mode}: " + (" + ".join(parts) if parts else "no content")
     if exp["finish_reason"] is not None:

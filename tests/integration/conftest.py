@@ -4,6 +4,9 @@ Without the server (the ``integration`` extra not installed, or no compiler to b
 tests skip with the reason — except on CI (``CI`` set), where a skip would hide a broken set-up,
 so they fail instead.
 
+The vLLM and SGLang servers come from one pool for the session (``rigs/pool.py``, loaded here),
+which also orders the tests by server set.
+
 Tests marked ``rerecord`` rewrite committed transcripts, so they run only with
 ``--rerecord-transcripts`` (option in ``tests/conftest.py``); without it they are deselected,
 not skipped (on CI a skipped integration test fails the run).
@@ -25,6 +28,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"rerecord: rewrites committed transcripts; runs only with {RERECORD_OPTION}"
     )
+    # One pool of vLLM/SGLang servers for the session, tests ordered by server set.
+    from tests.integration.rigs import pool
+
+    if not config.pluginmanager.is_registered(pool):
+        config.pluginmanager.register(pool, "oaicompat-rig-pool")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

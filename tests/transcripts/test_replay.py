@@ -5,24 +5,18 @@ Adding a transcript (body + sidecar) adds cases here with no new test code.
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from providers.transcripts import Transcript, iter_transcripts
-from tests.transcripts.replaying import (
-    PieceServer,
-    awkward_cuts,
-    comparable,
-    cut_at,
-    random_cuts,
-    replay_respx,
-    whole,
+from tests.transcripts.cut_replay import (
+    LINE_ENDINGS,
+    assert_same_wherever_cut,
+    assert_same_with_line_ending,
 )
+from tests.transcripts.replaying import PieceServer, comparable, replay_respx, whole
 
 TRANSCRIPTS = list(iter_transcripts())
 STREAMS = [t for t in TRANSCRIPTS if t.is_stream]
-SHORT = 2048  # bodies up to this size are cut at every single offset
 
 
 def test_the_suite_has_evidence_from_every_backend() -> None:
@@ -46,32 +40,16 @@ async def test_replay_gives_the_expected_result(transcript: Transcript) -> None:
 
 @pytest.mark.parametrize("transcript", STREAMS, ids=lambda t: t.id)
 async def test_result_does_not_depend_on_where_the_bytes_are_cut(transcript: Transcript) -> None:
-    body = transcript.body
-    expected = transcript.expected
-    rng = random.Random(transcript.id)
-    if len(body) <= SHORT:
-        cut_sets = [[offset] for offset in range(1, len(body))]
-    else:
-        cut_sets = [random_cuts(body, rng, 1) for _ in range(150)]
-        cut_sets += [random_cuts(body, rng, rng.randrange(2, 40)) for _ in range(150)]
-    cut_sets.append(list(range(1, len(body))))  # one byte at a time
-    cut_sets.append(awkward_cuts(body))
-    server = PieceServer(transcript)
-    for cuts in cut_sets:
-        result = await server.replay(cut_at(body, cuts))
-        assert comparable(result, expected) == expected, f"differs when cut at {cuts[:10]}"
+    await assert_same_wherever_cut(
+        PieceServer(transcript), transcript.body, transcript.expected, transcript.id, samples=150
+    )
 
 
 @pytest.mark.parametrize("transcript", STREAMS, ids=lambda t: t.id)
-@pytest.mark.parametrize("line_end", [b"\r\n", b"\r"], ids=["crlf", "cr"])
+@LINE_ENDINGS
 async def test_every_sse_line_ending_gives_the_same_result(
     transcript: Transcript, line_end: bytes
 ) -> None:
-    # JSON escapes control characters, so a raw LF in an SSE body is always a line end.
-    body = transcript.body.replace(b"\n", line_end)
-    rng = random.Random(transcript.id)
-    expected = transcript.expected
-    server = PieceServer(transcript)
-    for cuts in ([], awkward_cuts(body), random_cuts(body, rng, 25)):
-        result = await server.replay(cut_at(body, cuts))
-        assert comparable(result, expected) == expected
+    await assert_same_with_line_ending(
+        PieceServer(transcript), transcript.body, transcript.expected, transcript.id, line_end
+    )

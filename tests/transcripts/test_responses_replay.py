@@ -18,6 +18,11 @@ from providers.errors import error_from_response
 from providers.replay_server import ReceivedRequest, RecordedReply, ReplayServer
 from providers.responses import OpenAiCompatibleResponsesClient
 from providers.transcripts import Transcript, iter_transcripts, replay_bytes
+from tests.transcripts.cut_replay import (
+    LINE_ENDINGS,
+    assert_same_wherever_cut,
+    assert_same_with_line_ending,
+)
 from tests.transcripts.replaying import (
     BASE_URL,
     Pieces,
@@ -38,7 +43,6 @@ REPLAYED = [t for t in RESPONSES if t.sidecar["operation"] in CLIENT_OPERATIONS]
 STREAMS = [t for t in REPLAYED if t.is_stream and t.body]
 CREATES = [t for t in REPLAYED if t.sidecar["operation"] == "create"]
 ROUTE_ONLY = [t for t in RESPONSES if t.sidecar["operation"] == "tool_outputs"]
-SHORT = 2048  # bodies up to this size are cut at every single offset
 
 
 def test_every_responses_capture_is_a_transcript() -> None:
@@ -68,33 +72,27 @@ async def test_replay_gives_the_expected_result(transcript: Transcript) -> None:
 
 @pytest.mark.parametrize("transcript", STREAMS, ids=lambda t: t.id)
 async def test_result_does_not_depend_on_where_the_bytes_are_cut(transcript: Transcript) -> None:
-    body = transcript.body
-    expected = transcript.expected
-    rng = random.Random(transcript.id)
-    if len(body) <= SHORT:
-        cut_sets = [[offset] for offset in range(1, len(body))]
-    else:
-        cut_sets = [random_cuts(body, rng, 1) for _ in range(100)]
-        cut_sets += [random_cuts(body, rng, rng.randrange(2, 40)) for _ in range(100)]
-    cut_sets.append(list(range(1, len(body))))  # one byte at a time
-    cut_sets.append(awkward_cuts(body))
-    server = ResponsesPieceServer(transcript)
-    for cuts in cut_sets:
-        result = await server.replay(cut_at(body, cuts))
-        assert comparable(result, expected) == expected, f"differs when cut at {cuts[:10]}"
+    await assert_same_wherever_cut(
+        ResponsesPieceServer(transcript),
+        transcript.body,
+        transcript.expected,
+        transcript.id,
+        samples=100,
+    )
 
 
 @pytest.mark.parametrize("transcript", STREAMS, ids=lambda t: t.id)
-@pytest.mark.parametrize("line_end", [b"\r\n", b"\r"], ids=["crlf", "cr"])
+@LINE_ENDINGS
 async def test_every_sse_line_ending_gives_the_same_result(
     transcript: Transcript, line_end: bytes
 ) -> None:
-    body = transcript.body.replace(b"\n", line_end)  # JSON escapes LF: each one is a line end
-    rng = random.Random(transcript.id)
-    server = ResponsesPieceServer(transcript)
-    for cuts in ([], awkward_cuts(body), random_cuts(body, rng, 25)):
-        result = await server.replay(cut_at(body, cuts))
-        assert comparable(result, transcript.expected) == transcript.expected
+    await assert_same_with_line_ending(
+        ResponsesPieceServer(transcript),
+        transcript.body,
+        transcript.expected,
+        transcript.id,
+        line_end,
+    )
 
 
 @pytest.mark.parametrize("transcript", STREAMS, ids=lambda t: t.id)

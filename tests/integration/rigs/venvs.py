@@ -6,11 +6,13 @@ neither belongs in our dev environment (several GB each), so each server gets it
     python = rig_venv("vllm-0.33.0", VLLM_STEPS) / "bin" / "python"
 
 A venv lives in ``$OAICOMPAT_RIG_CACHE`` (default ``~/.cache/oaicompat/rigs``) under
-``<name>-<hash>``, where the hash covers the steps' pip arguments: changing a pin builds a new
-venv instead of patching an old one in place. A marker file written after the last step tells a
-finished venv from one whose build was interrupted; the latter is deleted and rebuilt. An
-``fcntl`` lock next to the folder keeps two pytest processes (xdist workers, two terminals) from
-building the same venv at once: the second waits, then finds the marker.
+``<name>-<hash>``, where the hash covers what the steps do: the pip arguments, the source of each
+callable step, and the content of the files a callable step copies (declared with
+:func:`copies`). Changing a pin, a step or a copied file builds a new venv instead of patching
+an old one in place. A marker file written after the last step tells a finished venv from one
+whose build was interrupted; the latter is deleted and rebuilt. An ``fcntl`` lock next to the
+folder keeps two pytest processes (xdist workers, two terminals) from building the same venv at
+once: the second waits, then finds the marker.
 
 Every failure (no network, a missing wheel, a step that raises) becomes :class:`RigUnavailable`
 carrying the command and the tail of its output, so a fixture can skip (or fail on CI) with a
@@ -22,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import inspect
 import json
 import os
 import shutil
@@ -30,8 +33,9 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
-__all__ = ["RigUnavailable", "Step", "rig_cache_dir", "rig_venv", "venv_python"]
+__all__ = ["RigUnavailable", "Step", "copies", "rig_cache_dir", "rig_venv", "venv_python"]
 
 Step = Sequence[str] | Callable[[Path], None]
 """One build step: pip arguments (run as ``<venv>/bin/python -m pip install <args>``), or a
@@ -41,6 +45,9 @@ CACHE_ENV = "OAICOMPAT_RIG_CACHE"
 COMPLETE_MARKER = ".oaicompat-rig-complete"
 BUILD_LOG = ".oaicompat-rig-build.log"
 _TAIL_LINES = 40
+_COPIED = "__rig_copies__"
+
+StepFunction = TypeVar("StepFunction", bound=Callable[[Path], None])
 
 
 class RigUnavailable(Exception):
@@ -60,15 +67,46 @@ def venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def _step_identity(step: Step) -> list[str] | str:
-    """What of a step goes into the cache key.
+def copies(*sources: Path) -> Callable[[StepFunction], StepFunction]:
+    """Declare the files or folders a callable step copies into the venv, so that their content
+    is part of the cache key (a callable's own source is in it anyway)."""
 
-    A callable is named by module and qualified name: its body is not hashed, so changing what
-    a callable step does needs a new name (or a changed pip step) to rebuild existing caches.
+    def declare(step: StepFunction) -> StepFunction:
+        setattr(step, _COPIED, sources)
+        return step
+
+    return declare
+
+
+def _content_digest(source: Path) -> str:
+    """Every file under ``source`` (byte code left out): relative path and bytes."""
+    digest = hashlib.sha256()
+    files = [source] if source.is_file() else sorted(source.rglob("*"))
+    for file in files:
+        if not file.is_file() or "__pycache__" in file.parts or file.suffix == ".pyc":
+            continue
+        name = file.name if file == source else file.relative_to(source).as_posix()
+        digest.update(name.encode("utf-8") + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _step_identity(step: Step) -> list[str] | str:
+    """What of a step goes into the cache key: a pip step's arguments; a callable's module,
+    qualified name and source, and the content of what it copies (:func:`copies`).
+
+    Only the callable's own source counts, not that of the helpers it calls: a change there
+    needs a change in the step too (a comment will do) to rebuild existing caches.
     """
-    if callable(step):
-        return f"callable:{step.__module__}.{step.__qualname__}"
-    return list(step)
+    if not callable(step):
+        return list(step)
+    try:
+        source = inspect.getsource(step)
+    except (OSError, TypeError) as exc:  # no source file: the key could not see a change
+        raise ValueError(f"rig step {step!r} has no readable source to hash") from exc
+    digest = hashlib.sha256(source.encode("utf-8"))
+    for copied in getattr(step, _COPIED, ()):
+        digest.update(_content_digest(Path(copied)).encode("ascii"))
+    return f"callable:{step.__module__}.{step.__qualname__}:{digest.hexdigest()[:16]}"
 
 
 def _steps_hash(steps: Sequence[Step], python: str) -> str:
@@ -142,7 +180,7 @@ def _build(name: str, venv: Path, steps: Sequence[Step], python: str) -> None:
             except RigUnavailable:
                 raise
             except Exception as exc:
-                what = _step_identity(step)
+                what = f"{step.__module__}.{step.__qualname__}"
                 raise RigUnavailable(f"{name}: step {what} failed: {exc!r}") from exc
         else:
             _run(name, [*pip, *step], log_file)

@@ -62,7 +62,7 @@ def assert_usage(response: ChatResponse, server: SglangServer) -> None:
         expected_output = received.max_new_tokens
     else:
         expected_output = received.script_token_count + 1
-    assert usage.input_token_count == received.token_count
+    assert usage.input_token_count == received.prompt_tokens
     assert usage.output_token_count == expected_output
-    assert usage.total_token_count == received.token_count + (expected_output or 0)
+    assert usage.total_token_count == received.prompt_tokens + (expected_output or 0)
     assert usage.cached_input_token_count is None

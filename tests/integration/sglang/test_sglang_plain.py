@@ -60,7 +60,7 @@ async def test_text_with_usage(sglang_plain: SglangServer, streaming: bool) -> N
     assert response.model_id == sglang_plain.model_id
     # SGLang's matched_stop: the end-of-sequence id that finished the answer (<|im_end|>)
     assert response.additional_properties.get("stop_sequence") == 151645
-    prompt = sglang_plain.prompts()[-1].text
+    prompt = sglang_plain.prompts()[-1].prompt
     assert prompt.startswith("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>")
 
 

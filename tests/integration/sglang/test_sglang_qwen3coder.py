@@ -39,18 +39,7 @@ async def test_text_then_tool_call(sglang_qwen3coder: SglangServer, streaming: b
     assert_usage(response, sglang_qwen3coder)
 
 
-CUT_CALL_LOOKS_VALID = pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "library gap: on a cut inside the parameters, SGLang's qwen3_coder parser still emits "
-        "the call (streamed: get_weather({}); whole: get_weather({'city': 'Paris'})), and we "
-        "pass it on with error=None, as if it were complete"
-    ),
-)
-
-
 @pytest.mark.parametrize("streaming", STREAMING, ids=STREAMING_IDS)
-@CUT_CALL_LOOKS_VALID
 async def test_tool_call_cut_by_max_tokens(
     sglang_qwen3coder: SglangServer, streaming: bool
 ) -> None:

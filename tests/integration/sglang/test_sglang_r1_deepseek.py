@@ -37,7 +37,7 @@ async def test_reasoning_without_open_tag(
     response = await run_scenario(sglang_r1_deepseek, scenario, streaming=streaming)
     assert_matches(response, scenario)
     assert_usage(response, sglang_r1_deepseek)
-    assert sglang_r1_deepseek.prompts()[-1].text.endswith("<think>\n")
+    assert sglang_r1_deepseek.prompts()[-1].prompt.endswith("<think>\n")
 
 
 @streaming_cases
@@ -61,7 +61,7 @@ async def test_reasoning_when_the_prompt_closed_the_think_block(
     scenario = NO_OPEN_TAG_TEMPLATE_DEFAULT
     response = await run_scenario(sglang_r1_deepseek, scenario, streaming=streaming)
     assert_matches(response, scenario)
-    assert sglang_r1_deepseek.prompts()[-1].text.endswith("<think>\n</think>")
+    assert sglang_r1_deepseek.prompts()[-1].prompt.endswith("<think>\n</think>")
 
 
 @streaming_cases

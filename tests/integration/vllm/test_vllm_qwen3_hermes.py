@@ -90,24 +90,12 @@ async def test_tool_choice_none_leaves_the_raw_call_in_content(
     assert response.finish_reason == "stop"
 
 
-STREAMED_CUT_CALL_LOOKS_VALID = pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "library gap: vLLM streams the call's name, then finish length; the accumulator turns "
-        "it into get_weather({}) with error=None, a call that looks complete"
-    ),
-)
-
-
-@pytest.mark.parametrize(
-    "streaming",
-    [pytest.param(True, marks=STREAMED_CUT_CALL_LOOKS_VALID, id="stream"), False],
-    ids=["stream", "nonstream"],
-)
+@pytest.mark.parametrize("streaming", [True, False], ids=["stream", "nonstream"])
 async def test_tool_call_cut_by_max_tokens(vllm_qwen3_hermes: VllmServer, streaming: bool) -> None:
     """``max_tokens: 12`` stops inside the arguments (``scenarios.Scenario.cut_inside_call``):
     finish ``length`` and no call that looks complete. vLLM itself disagrees between stream
-    (name chunk only, no text) and non-stream (the raw partial markup as content)."""
+    (name chunk only, no text: the client marks that call with ``error``) and non-stream (the
+    raw partial markup as content)."""
     await scripted(vllm_qwen3_hermes, SCENARIOS["tool-call-length-cut"], streaming)
     assert vllm_qwen3_hermes.prompts()[-1].output_tokens == 12
 

@@ -16,14 +16,6 @@ from providers import create_chat_client
 from tests.integration.rigs.scenarios import SCENARIOS, assert_matches, run
 from tests.integration.rigs.vllm.server import VllmServer
 
-WHOLE_CUT_CALL_LOOKS_VALID = pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "library gap: with finish length, vLLM's non-streamed qwen3_coder answer holds the cut "
-        "call as get_weather({}); we pass it on with error=None, as if it were complete"
-    ),
-)
-
 
 @pytest.mark.parametrize("streaming", [True, False], ids=["stream", "nonstream"])
 @pytest.mark.parametrize(
@@ -35,13 +27,11 @@ WHOLE_CUT_CALL_LOOKS_VALID = pytest.mark.xfail(
     ],
 )
 async def test_qwen3_coder_tool_calls(
-    vllm_qwen3coder: VllmServer, name: str, streaming: bool, request: pytest.FixtureRequest
+    vllm_qwen3coder: VllmServer, name: str, streaming: bool
 ) -> None:
     """Each qwen3_coder scenario (model texts in ``rigs/scenarios.py``): the call with typed
     arguments and finish ``tool_calls``; a ``max_tokens`` cut gives no complete-looking call."""
     scenario = SCENARIOS[name]
-    if scenario.cut_inside_call and not streaming:
-        request.applymarker(WHOLE_CUT_CALL_LOOKS_VALID)
     vllm_qwen3coder.script(scenario.model_text)
     client = create_chat_client(
         vllm_qwen3coder.base_url, vllm_qwen3coder.model_id, backend="vllm", retry=None

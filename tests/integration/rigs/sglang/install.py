@@ -11,7 +11,8 @@ unavailable instead of pulling CUDA torch.
 ``torchvision`` is not installed: PyPI has no CPU build for torch 2.13, and its CUDA build fails
 at import time ("operator torchvision::nms does not exist"). SGLang imports it at module level
 in multimodal code the text server loads anyway, so :func:`install_torchvision_stub` copies our
-import-only stand-in (``torchvision_stub/``) into the venv.
+import-only stand-in (``torchvision_stub/``) into the venv; the stub's files are part of the
+venv's cache key, so changing them builds a new venv.
 
 Left out on purpose (CUDA-only, or pinned to torch 2.14): flashinfer, sglang-kernel, sgl-*,
 flash-attn-4, cuda-python, nvidia-*, quack-kernels, tilelang, torchaudio, torchcodec, timm,
@@ -26,7 +27,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.integration.rigs.venvs import RigUnavailable, Step, venv_python
+from tests.integration.rigs.venvs import RigUnavailable, Step, copies, venv_python
 
 __all__ = [
     "SGLANG_RIG_NAME",
@@ -57,6 +58,7 @@ def _run_in_venv(venv: Path, code: str, what: str) -> str:
     return completed.stdout.strip()
 
 
+@copies(STUB_SOURCE)
 def install_torchvision_stub(venv: Path) -> None:
     """Copy the import-only ``torchvision`` stand-in into the venv's ``site-packages``."""
     site_packages = Path(

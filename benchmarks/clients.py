@@ -31,6 +31,7 @@ __all__ = [
     "StreamFn",
     "default_clients",
     "scenario_url",
+    "silence_library_logs",
 ]
 
 StreamFn = Callable[[Scenario], Awaitable[Outcome]]
@@ -268,6 +269,21 @@ def default_clients() -> dict[str, ClientSpec]:
             )
         )
     return {spec.name: spec for spec in specs}
+
+
+def silence_library_logs() -> None:
+    """Send the library's structlog events (one ``llm.request.completed`` per request from the
+    telemetry layer) to ``/dev/null`` instead of the terminal, through structlog's default
+    processors: formatting them stays in the measured cost, printing a line per stream into
+    the benchmark's output does not. Only for the benchmark's own processes, and only when
+    nothing configured structlog already."""
+    import os
+
+    import structlog
+
+    if not structlog.is_configured():
+        sink = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the process's life
+        structlog.configure(logger_factory=structlog.PrintLoggerFactory(sink))
 
 
 def session_for(spec: ClientSpec) -> SessionFactory:

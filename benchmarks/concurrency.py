@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.clients import ClientSpec, default_clients
+from benchmarks.clients import ClientSpec, default_clients, silence_library_logs
 from benchmarks.cpu import describe_mismatch
 from benchmarks.scenarios import Scenario, generate
 from benchmarks.sse_server import child_env, pin_to_cpu
@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cpu", type=int, default=None)
     args = parser.parse_args(argv)
     pin_to_cpu(args.cpu)
+    silence_library_logs()
     spec = default_clients()[args.client]
     result = asyncio.run(run_streams(spec, args.base, Scenario.parse(args.scenario), args.streams))
     sys.stdout.write(json.dumps(asdict(result)) + "\n")

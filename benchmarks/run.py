@@ -18,7 +18,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 def main(argv: list[str] | None = None) -> int:
     if str(_ROOT) not in sys.path:
         sys.path.insert(0, str(_ROOT))  # run as a script: make `benchmarks` importable
-    from benchmarks.clients import default_clients
+    from benchmarks.clients import default_clients, silence_library_logs
     from benchmarks.scenarios import BACKENDS, KINDS, Scenario
     from benchmarks.sse_server import ServerProcess, pin_to_cpu
     from benchmarks.suite import RESULTS, Options, run_suite
@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, help="default benchmarks/results/run.json")
     args = parser.parse_args(argv)
 
+    silence_library_logs()
     options = Options.quick_defaults() if args.quick else Options()
     if args.n is not None:
         options.n = args.n

@@ -54,6 +54,15 @@ class BlockWhitespace:
                 out.append(content)
         return out
 
+    def in_text(self) -> bool:
+        """Inside ordinary text with nothing held: a ``TextContent`` whose text is not empty and
+        does not end in whitespace would now pass ``feed`` unchanged, changing nothing."""
+        return self._state == _TEXT and not self._held_text
+
+    def in_reasoning(self) -> bool:
+        """``in_text`` for reasoning: inside a reasoning block that has emitted already."""
+        return self._state == _REASONING and not self._held_reasoning
+
     def finish(self) -> list[AIContent]:
         """Trailing whitespace of an answer's text is the model's; of reasoning, the template's."""
         held, self._held_text, self._held_reasoning = self._held_text, "", ""

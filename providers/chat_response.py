@@ -112,102 +112,164 @@ class ChatResponseBuilder:
     partial response without retaining every raw chunk, which the caller already received.
     """
 
-    __slots__ = ("_by_choice", "_keep_raw", "_raws", "_response", "_roles", "count", "substantive")
+    __slots__ = (
+        "_by_choice",
+        "_contents",
+        "_created_at",
+        "_finish_reason",
+        "_ids_missing",
+        "_index",
+        "_keep_raw",
+        "_model_id",
+        "_properties",
+        "_raws",
+        "_response_id",
+        "_roles",
+        "_run",
+        "_usage",
+        "count",
+        "substantive",
+    )
 
     def __init__(self, *, keep_raw: bool = True) -> None:
-        self._response = ChatResponse()
-        self._by_choice: dict[int, list[AIContent]] = {}
-        self._roles: dict[int, ChatRole] = {}
-        self._raws: list[Any] = []
+        # Containers are made when first needed: a client holds one builder per stream, and
+        # many concurrent streams wait for their first byte holding nothing else.
         self._keep_raw = keep_raw
+        self._response_id: str | None = None
+        self._model_id: str | None = None
+        self._created_at: int | None = None
+        self._finish_reason: ChatFinishReason | None = None
+        self._usage: UsageDetails | None = None
+        self._properties: dict[str, Any] | None = None
+        self._roles: dict[int, ChatRole] | None = None
+        self._raws: list[Any] | None = None
+        self._by_choice: dict[int, list[AIContent | _Run]] | None = None
+        self._index: int | None = None  # the choice of the last update, its contents and run
+        self._contents = _NONE_YET
+        self._run: _Run | None = None
+        self._ids_missing = True  # response id, model id or creation time not known yet
         self.count = 0
         self.substantive = False
         """Has an update with text, reasoning or a tool call been added?"""
 
     def add(self, update: ChatResponseUpdate) -> None:
-        response = self._response
+        # Per update, on every stream (twice: the client keeps one for partial responses), so
+        # the usual update (one text content, nothing else) takes as few steps as possible.
         self.count += 1
-        if response.response_id is None:
-            response.response_id = update.response_id
-        if response.model_id is None:
-            response.model_id = update.model_id
-        if response.created_at is None:
-            response.created_at = update.created_at
+        if self._ids_missing:
+            self._take_ids(update)
         if update.finish_reason is not None:
-            response.finish_reason = update.finish_reason
-        if update.role is not None and update.choice_index not in self._roles:
-            self._roles[update.choice_index] = update.role
+            self._finish_reason = update.finish_reason
+        if update.role is not None:
+            self._take_role(update.choice_index, update.role)
         if update.additional_properties:
-            response.additional_properties.update(update.additional_properties)
+            if self._properties is None:
+                self._properties = {}
+            self._properties.update(update.additional_properties)
         if self._keep_raw and update.raw is not None:
+            if self._raws is None:
+                self._raws = []
             self._raws.append(update.raw)
-        contents = self._by_choice.get(update.choice_index)
-        if contents is None:
-            contents = self._by_choice[update.choice_index] = []
+        contents = self._contents
+        if update.choice_index != self._index:
+            contents = self._choice(update.choice_index)
         for content in update.contents:
-            if type(content) is UsageContent:
-                usage = response.usage
-                response.usage = (
-                    content.details if usage is None else usage.updated_with(content.details)
+            kind = type(content)
+            if kind is TextContent or kind is TextReasoningContent:
+                self.substantive = True
+                run = self._run
+                if run is not None and run.kind is kind:
+                    run.texts.append(content.text)  # type: ignore[attr-defined]
+                else:
+                    run = self._run = _Run(kind, content)
+                    contents.append(run)
+            elif kind is UsageContent:
+                usage = self._usage
+                self._usage = (
+                    content.details  # type: ignore[attr-defined]
+                    if usage is None
+                    else usage.updated_with(content.details)  # type: ignore[attr-defined]
                 )
             else:
                 if not self.substantive and isinstance(content, _SUBSTANTIVE):
                     self.substantive = True
+                self._run = None
                 contents.append(content)
+
+    def _take_ids(self, update: ChatResponseUpdate) -> None:
+        if self._response_id is None:
+            self._response_id = update.response_id
+        if self._model_id is None:
+            self._model_id = update.model_id
+        if self._created_at is None:
+            self._created_at = update.created_at
+        self._ids_missing = (
+            self._response_id is None or self._model_id is None or self._created_at is None
+        )
+
+    def _take_role(self, index: int, role: ChatRole) -> None:
+        if self._roles is None:
+            self._roles = {}
+        if index not in self._roles:
+            self._roles[index] = role
+
+    def _choice(self, index: int) -> list[AIContent | _Run]:
+        if self._by_choice is None:
+            self._by_choice = {}
+        contents = self._by_choice.get(index)
+        if contents is None:
+            contents = self._by_choice[index] = []
+        self._index = index
+        self._contents = contents
+        last = contents[-1] if contents else None
+        self._run = last if type(last) is _Run else None
+        return contents
 
     def build(self) -> ChatResponse:
         """The response so far; the builder can go on accepting updates afterwards."""
-        source = self._response
+        by_choice = self._by_choice or {}
+        roles = self._roles or {}
         return ChatResponse(
             [
-                ChatMessage(
-                    self._roles.get(index, ChatRole.ASSISTANT), _coalesce(self._by_choice[index])
-                )
-                for index in sorted(self._by_choice)
+                ChatMessage(roles.get(index, ChatRole.ASSISTANT), _contents(by_choice[index]))
+                for index in sorted(by_choice)
             ],
-            source.response_id,
-            source.model_id,
-            source.created_at,
-            source.finish_reason,
-            source.usage,
-            dict(source.additional_properties),
-            list(self._raws),
+            self._response_id,
+            self._model_id,
+            self._created_at,
+            self._finish_reason,
+            self._usage,
+            dict(self._properties or {}),
+            list(self._raws or ()),
         )
 
 
-def _coalesce(contents: list[AIContent]) -> list[AIContent]:
-    """Merge runs of adjacent text and of adjacent reasoning into one content each.
+class _Run:
+    """Adjacent text (or adjacent reasoning) of one choice, as its strings.
 
-    A run keeps the first content's ``additional_properties``; ``raw`` is dropped because it no
-    longer describes one server object (the response keeps every raw chunk).
+    A stream of thousands of deltas keeps one string per delta until the response is built,
+    not a content object per delta as well (about 64 bytes each, held twice while a client and
+    its caller both keep a builder). The run keeps the first content's
+    ``additional_properties``; ``raw`` is dropped because it no longer describes one server
+    object (the response keeps every raw chunk).
     """
-    merged: list[AIContent] = []
-    run: list[str] = []
-    run_type: type | None = None
-    run_props: dict[str, Any] | None = None
-    for content in contents:
-        kind = type(content)
-        if kind is TextContent or kind is TextReasoningContent:
-            if kind is not run_type:
-                _close_run(merged, run, run_type, run_props)
-                run_type, run_props = kind, content.additional_properties
-            run.append(content.text)  # type: ignore[attr-defined]
-            continue
-        _close_run(merged, run, run_type, run_props)
-        run_type, run_props = None, None
-        merged.append(content)
-    _close_run(merged, run, run_type, run_props)
-    return merged
+
+    __slots__ = ("kind", "props", "texts")
+
+    def __init__(self, kind: type[TextContent] | type[TextReasoningContent], first: AIContent):
+        self.kind = kind
+        self.props = first.additional_properties
+        self.texts: list[str] = [first.text]  # type: ignore[attr-defined]
+
+    def content(self) -> AIContent:
+        texts = self.texts
+        return self.kind(
+            texts[0] if len(texts) == 1 else "".join(texts), additional_properties=self.props
+        )
 
 
-def _close_run(
-    merged: list[AIContent], run: list[str], kind: type | None, props: dict[str, Any] | None
-) -> None:
-    if kind is None or not run:
-        return
-    text = run[0] if len(run) == 1 else "".join(run)
-    run.clear()
-    if kind is TextContent:
-        merged.append(TextContent(text, additional_properties=props))
-    else:
-        merged.append(TextReasoningContent(text, additional_properties=props))
+def _contents(entries: list[AIContent | _Run]) -> list[AIContent]:
+    return [entry.content() if isinstance(entry, _Run) else entry for entry in entries]
+
+
+_NONE_YET: list[AIContent | _Run] = []  # never appended to: no update has choice_index None

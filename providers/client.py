@@ -5,7 +5,7 @@ The streamed path is a straight pipe — httpx bytes → ``SseDecoder`` → JSON
 → updates — with no stage reaching back. Whatever goes wrong, the caller gets a typed
 ``ProviderError`` whose ``partial_response`` holds everything received before it; httpx exceptions
 become ``ProviderError``s in one place (``providers.transport_errors``); the time budgets are
-``providers.timeouts``.
+``providers.timeouts``; what a stream has received so far is ``providers.stream_state``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from providers.chat_client import ChatInput
-from providers.chat_response import ChatResponse, ChatResponseBuilder, ChatResponseUpdate
+from providers.chat_response import ChatResponse, ChatResponseUpdate
 from providers.endpoint import Endpoint
 from providers.errors import (
     InvalidResponseError,
     ProviderError,
-    StreamInterruptedError,
     error_from_response,
     retry_after_from_headers,
 )
@@ -35,7 +34,15 @@ from providers.normalize import ChunkNormalizer
 from providers.options import ChatOptions
 from providers.profiles import BackendProfile, profile_for
 from providers.request import build_chat_request
-from providers.sse import ServerSentEvent, SseDecoder
+from providers.sse import SseDecoder
+from providers.stream_state import (
+    TRANSPORT_TIMESTAMPS,
+    StreamState,
+    add_property,
+    drain,
+    loads,
+    scan,
+)
 from providers.timeouts import Timeouts, Watchdog, budget_error
 from providers.transport_errors import TransportErrorMapping
 
@@ -44,11 +51,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient", "Timeouts"]
 
-TRANSPORT_TIMESTAMPS = "transport_timestamps"
-"""``additional_properties`` key of the client-measured ``time.monotonic()`` instants only the
-transport sees: ``request_sent``, ``response_headers``, ``first_byte`` (and ``response_end`` for a
-non-streamed call). On a stream they ride on the first update; the telemetry layer measures the
-rest (first substantive token, last token, end) from the updates themselves."""
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=600.0, write=60.0, pool=30.0)
 """The owned ``httpx.AsyncClient``'s defaults. Requests override them with their ``Timeouts``;
@@ -82,6 +84,7 @@ class OpenAiCompatibleChatClient:
         capability_overrides: Mapping[str, Any] | None = None,
     ) -> None:
         self.endpoint = Endpoint.from_base_url(base_url)
+        self._chat_url_of: tuple[Endpoint | None, str] = (None, "")
         self.model_id = model_id
         profile = profile_for(backend)
         if merge_system_messages is not None:
@@ -203,8 +206,15 @@ class OpenAiCompatibleChatClient:
             status, body, backend=backend, retry_after=retry_after_from_headers(headers)
         )
 
+    def _chat_url(self) -> str:
+        """``endpoint.chat_completions``, built once per endpoint, not once per request."""
+        endpoint = self.endpoint
+        if self._chat_url_of[0] is not endpoint:
+            self._chat_url_of = (endpoint, endpoint.chat_completions)
+        return self._chat_url_of[1]
+
     def _error_mapping(
-        self, state: _StreamState | None, watch: Watchdog | None
+        self, state: StreamState | None, watch: Watchdog | None
     ) -> TransportErrorMapping:
         return TransportErrorMapping(
             backend=self.profile.name,
@@ -284,33 +294,75 @@ class OpenAiCompatibleChatClient:
             options = await self._prepare(messages, options)
         body = self.build_request_body(messages, options, stream=True)
         backend = self.profile.name
-        state = _StreamState(
-            ChunkNormalizer(self.profile, redact_fingerprint=self._redact_fingerprint), backend
-        )
-        decoder = SseDecoder()
-        stamps = state.stamps = {"request_sent": time.monotonic()}
+        state = StreamState(backend)
+        sent = time.monotonic()
         watch = Watchdog(self.timeouts, state.has_token, backend)
-        clock = time.monotonic
         try:
             with self._error_mapping(state, watch):
-                async with self._http.stream(
+                # `httpx.AsyncClient.stream()`, unrolled, so that the request dict is dropped
+                # once encoded: many streams may wait for their server at once, each holding
+                # only what it must. For the same reason the parsing state is made only once
+                # the server has answered.
+                request = self._http.build_request(
                     "POST",
-                    self.endpoint.chat_completions,
+                    self._chat_url(),
                     json=body,
                     headers=self._headers,
                     timeout=self._httpx_timeout,
-                ) as response:
-                    stamps["response_headers"] = time.monotonic()
+                )
+                del body
+                response = await self._http.send(request, stream=True)
+                try:
+                    stamps = state.stamps = {
+                        "request_sent": sent,
+                        "response_headers": time.monotonic(),
+                    }
                     if response.status_code >= 400:
                         raise self._status_error(
                             response.status_code, await response.aread(), response.headers
                         )
-                    async for chunk in response.aiter_bytes():
+                    normalizer = state.normalizer = ChunkNormalizer(
+                        self.profile, redact_fingerprint=self._redact_fingerprint
+                    )
+                    decoder = SseDecoder()
+                    feed = normalizer.feed
+                    add = state.partial.add
+                    clock = time.monotonic
+                    unstamped = True  # the first update carries the transport's instants
+                    # Without a content encoding (the rule for event streams) the raw body:
+                    # a decoding layer would change nothing and cost a generator per stream.
+                    # (A body already read, as a mock transport hands it, is only in bytes.)
+                    chunks = (
+                        response.aiter_bytes()
+                        if response.is_stream_consumed or "content-encoding" in response.headers
+                        else response.aiter_raw()
+                    )
+                    async for chunk in chunks:
                         watch.since = None  # data arrived: the caller may hold the task now
                         if "first_byte" not in stamps:
                             stamps["first_byte"] = time.monotonic()
-                        for update in state.consume(decoder.feed(chunk)):
-                            yield update
+                        # The per-chunk path, inline: one event at a time, so updates before
+                        # an error event in the same read reach the caller (and the partial
+                        # response) before the error does, whatever the chunking.
+                        for data in decoder.feed_data(chunk):
+                            if data == "[DONE]":
+                                state.done = True
+                                break
+                            try:  # loads(), inline: the parse of nearly every chunk
+                                payload, end = scan(data, 0)
+                            except (StopIteration, ValueError):
+                                end = -1
+                            if end != len(data) or type(payload) is not dict:
+                                payload = loads(data, backend)  # whitespace, or an error
+                            for update in feed(payload):
+                                if update.finish_reason is not None:
+                                    state.finished = True
+                                if unstamped:
+                                    add_property(update, TRANSPORT_TIMESTAMPS, stamps)
+                                    state.stamps = None
+                                    unstamped = False
+                                add(update)
+                                yield update
                         if state.done:
                             break
                         now = clock()
@@ -318,87 +370,14 @@ class OpenAiCompatibleChatClient:
                             watch.overdue(now)
                         watch.since = now  # waiting on the network again
                     watch.since = None
-                    if not state.done:
-                        for update in state.consume(decoder.finish()):
+                    if state.done:
+                        await drain(chunks)
+                    else:
+                        for update in state.consume(decoder.finish_data()):
                             yield update
+                finally:
+                    await response.aclose()
                 for update in state.end():
                     yield update
         finally:
             watch.close()
-
-
-class _StreamState:
-    """What one stream has received so far, so any failure can hand it to the caller.
-
-    A ``ChatResponseBuilder`` without raw chunks, not a list of updates: a 10,000-chunk stream
-    would otherwise keep every parsed chunk alive until it ends (about 2 KB each, measured).
-    """
-
-    __slots__ = ("backend", "done", "finished", "normalizer", "partial", "stamps")
-
-    def __init__(self, normalizer: ChunkNormalizer, backend: str) -> None:
-        self.normalizer = normalizer
-        self.backend = backend
-        self.partial = ChatResponseBuilder(keep_raw=False)
-        self.finished = False  # a finish_reason arrived
-        self.done = False  # `data: [DONE]` arrived
-        self.stamps: dict[str, float] | None = None  # given to the first update, then dropped
-
-    def has_token(self) -> bool:
-        """Has a substantive update been received? (Asked only near a deadline.)"""
-        return self.partial.substantive
-
-    def consume(self, events: list[ServerSentEvent]) -> Iterator[ChatResponseUpdate]:
-        # Lazily, one by one: updates before an error event in the same network read reach the
-        # caller before the error does, whatever the chunking, and are recorded for the partial.
-        add = self.partial.add
-        for event in events:
-            if event.data == "[DONE]":
-                self.done = True
-                return
-            for update in self.normalizer.feed(_loads(event.data, self.backend)):
-                if update.finish_reason is not None:
-                    self.finished = True
-                if self.stamps is not None:
-                    _add_property(update, TRANSPORT_TIMESTAMPS, self.stamps)
-                    self.stamps = None
-                add(update)
-                yield update
-
-    def end(self) -> list[ChatResponseUpdate]:
-        """Flush tool calls still pending; a stream with neither finish nor [DONE] was cut."""
-        updates = self.normalizer.finish()
-        for update in updates:
-            self.partial.add(update)
-        if not self.done and not self.finished:
-            raise StreamInterruptedError(
-                "the stream ended before a finish reason or [DONE]", backend=self.backend
-            )
-        return updates
-
-    def attach_partial(self, error: ProviderError) -> None:
-        """Give the error everything received, including tool calls still being assembled."""
-        if error.partial_response is None:
-            for update in self.normalizer.finish():
-                self.partial.add(update)
-            error.partial_response = self.partial.build()
-
-
-def _add_property(update: ChatResponseUpdate, key: str, value: object) -> None:
-    if update.additional_properties is None:
-        update.additional_properties = {key: value}
-    else:
-        update.additional_properties[key] = value
-
-
-def _loads(data: str, backend: str) -> dict[str, Any]:
-    try:
-        payload = json.loads(data)
-    except ValueError as exc:
-        # The text goes to `body`, not the message: it may be completion text.
-        raise InvalidResponseError(
-            f"a stream event is not JSON ({len(data)} characters)", backend=backend, body=data
-        ) from exc
-    if not isinstance(payload, dict):
-        raise InvalidResponseError("a stream event is not a JSON object", backend=backend)
-    return payload

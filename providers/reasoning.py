@@ -190,6 +190,16 @@ class ReasoningParser:
         self._scan(self._pending + delta, final=False)
         return self._flush()
 
+    def plain_triggers(self) -> str | None:
+        """The characters that could start a marker, if ``feed`` would now return a delta free
+        of them as one unchanged ``TextContent`` (nothing held back, outside any block and
+        header); ``None`` otherwise. A caller may then skip ``feed`` for such deltas, as long as
+        it asks again after each ``feed``.
+        """
+        if self._pending or self._header is not None or self._kind is not TextContent:
+            return None
+        return self._markers.starts
+
     def finish(self) -> list[AIContent]:
         """Release what was held back: a partial marker is text of the current kind."""
         self._scan(self._pending, final=True)

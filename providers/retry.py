@@ -299,16 +299,26 @@ class RetryingChatClient(DelegatingChatClient):
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> ChatResponse:
         messages = _replayable(messages)
-        attempts = 0
+        attempts = 1
+        failed: BaseException | None = None
         response: ChatResponse | None = None
-        try:
-            async for attempt in self._retrying():
-                with attempt:
-                    attempts += 1
-                    response = await self.inner.get_response(messages, options)
-        except ProviderError as exc:
-            exc.retry_attempts = attempts - 1
-            raise
+        try:  # attempt 1, without the tenacity machinery: nearly every call ends here
+            response = await self.inner.get_response(messages, options)
+        except BaseException as exc:
+            failed = exc
+        if failed is not None:
+            attempts = 0
+            try:
+                async for attempt in self._retrying():
+                    with attempt:
+                        attempts += 1
+                        if failed is not None:  # tenacity judges attempt 1's failure first
+                            error, failed = failed, None
+                            raise error
+                        response = await self.inner.get_response(messages, options)
+            except ProviderError as exc:
+                exc.retry_attempts = attempts - 1
+                raise
         assert response is not None
         response.additional_properties[RETRY_ATTEMPTS] = attempts - 1
         return response
@@ -317,24 +327,44 @@ class RetryingChatClient(DelegatingChatClient):
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
         messages = _replayable(messages)
-        attempts = 0
+        attempts = 1
+        failed: BaseException | None = None
         head: list[ChatResponseUpdate] = []
         more = False
         stream: AsyncIterator[ChatResponseUpdate] | None = None
-        try:
-            async for attempt in self._retrying():
-                with attempt:
-                    attempts += 1
-                    stream = self.inner.get_streaming_response(messages, options)
-                    head, more = await _read_head(stream)
-        except ProviderError as exc:
-            exc.retry_attempts = attempts - 1
-            raise
+        try:  # attempt 1, without the tenacity machinery (and `_read_head`, inline)
+            stream = self.inner.get_streaming_response(messages, options)
+            async for update in stream:
+                head.append(update)
+                if update.is_substantive:
+                    more = True
+                    break
+        except BaseException as exc:
+            failed = exc
+            try:
+                await _close(stream)
+            except BaseException as close_error:  # what `_read_head` would have raised
+                failed = close_error
+        if failed is not None:
+            attempts = 0
+            try:
+                async for attempt in self._retrying():
+                    with attempt:
+                        attempts += 1
+                        if failed is not None:  # tenacity judges attempt 1's failure first
+                            error, failed = failed, None
+                            raise error
+                        stream = self.inner.get_streaming_response(messages, options)
+                        head, more = await _read_head(stream)
+            except ProviderError as exc:
+                exc.retry_attempts = attempts - 1
+                raise
         if head:
             _mark(head[0], attempts - 1)
         try:
             for update in head:
                 yield update
+            head = []  # the stream may be long: do not keep its first updates (and raw chunks)
             if more and stream is not None:
                 async for update in stream:
                     yield update

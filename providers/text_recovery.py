@@ -16,6 +16,7 @@ answers go through the same per-choice state, so they cannot disagree.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from functools import cache
 
 from providers._open_values import ChatFinishReason
 from providers.block_whitespace import BlockWhitespace
@@ -39,12 +40,26 @@ OFF = "off"
 AUTO = "auto"
 
 
+@cache
+def _plain(triggers: str) -> tuple[str, str, str] | None:
+    """The characters that could start a marker of either parser, as three ``in`` tests (the
+    cheapest search for so few: no format needs more; with more, there is no fast path)."""
+    chars = sorted(set(triggers)) or ["\x00"]  # (NUL in a text only costs the full path)
+    if len(chars) > 3:
+        return None
+    return (chars[0], chars[-1], chars[len(chars) // 2])
+
+
 class _ChoiceRecovery:
     """The parsers and bookkeeping of one choice of one response."""
 
     __slots__ = (
         "_calls_recovered",
         "_edges",
+        "_edges_in_reasoning",
+        "_edges_in_text",
+        "_in_block",
+        "_plain",
         "_reasoning",
         "_reasoning_mode",
         "_server_calls",
@@ -68,13 +83,81 @@ class _ChoiceRecovery:
         self._server_reasoning = False
         self._server_calls = False
         self._calls_recovered = False
+        self._plain: tuple[str, str, str] | None = None
+        self._in_block: tuple[str, str, str] | None = None
+        self._edges_in_text = False
+        self._edges_in_reasoning = False
+        self._update_guards()
 
     @property
     def calls_recovered(self) -> bool:
         return self._calls_recovered
 
     def process(self, contents: list[AIContent]) -> list[AIContent]:
-        """Contents of one update, with the text run through the parsers."""
+        """Contents of one update, with the text run through the parsers.
+
+        Most updates hold one piece of ordinary text (or server reasoning) that every stage would
+        hand on unchanged. The guards (``_update_guards``) recognise those with three ``in``
+        tests, and the update's own list is returned; text inside a tool-call block goes straight
+        to the tool-call parser; anything else takes the full path.
+        """
+        if len(contents) == 1:
+            content = contents[0]
+            kind = type(content)
+            if kind is TextContent:
+                plain = self._plain
+                text: str = content.text  # type: ignore[attr-defined]
+                if plain is not None and text:  # (the parsers drop empty text)
+                    a, b, c = plain
+                    if (
+                        a not in text
+                        and b not in text
+                        and c not in text
+                        and content.additional_properties is None  # (they hand on text only)
+                        and content.raw is None
+                    ):
+                        # The parsers would hand the text on as it is; the edges stage holds
+                        # whitespace at the end back.
+                        edges = self._edges
+                        if edges is None or (self._edges_in_text and not text[-1].isspace()):
+                            return contents
+                        out = edges.feed(contents)
+                        self._update_edges()
+                        return out
+                elif self._in_block is not None and text:
+                    # Inside a tool-call block (or a marker prefix) with the reasoning parser
+                    # idle: the text goes to the tool-call parser as it is.
+                    a, b, c = self._in_block
+                    if (
+                        a not in text
+                        and b not in text
+                        and c not in text
+                        and content.additional_properties is None
+                        and content.raw is None
+                    ):
+                        return self._to_tools_only(text)
+            elif kind is TextReasoningContent and self._server_reasoning:
+                text = content.text  # type: ignore[attr-defined]
+                if self._edges is None or (
+                    self._edges_in_reasoning and text and not text[-1].isspace()
+                ):
+                    return contents
+        out = self._process(contents)
+        self._update_guards()
+        return out
+
+    def _to_tools_only(self, text: str) -> list[AIContent]:
+        """The full path for a text the reasoning stage would hand on as it is."""
+        assert self._tools is not None
+        parts = self._tools.feed(text)
+        if not parts and self._tools.plain_triggers() is None:
+            return parts  # (still inside: nothing else changed, the guards hold)
+        self._note_calls(parts)
+        out = parts if self._edges is None else self._edges.feed(parts)
+        self._update_guards()
+        return out
+
+    def _process(self, contents: list[AIContent]) -> list[AIContent]:
         out: list[AIContent] = []
         for content in contents:
             kind = type(content)
@@ -87,6 +170,41 @@ class _ChoiceRecovery:
                 self._server_calls = True
             out.append(content)
         return out if self._edges is None else self._edges.feed(out)
+
+    def _update_guards(self) -> None:
+        """Work out, after the state changed, which deltas the stages would pass unchanged.
+
+        ``_plain`` is set when both parsers are idle in plain text (no marker prefix held, no
+        block open): a plain, non-empty ``TextContent`` holding none of its characters (those
+        that could start a marker) then passes them as it is. Such a text also passes
+        the edges stage when that holds nothing (``_edges_in_text``) and the text does not end
+        in whitespace; ``_edges_in_reasoning`` is the same for server reasoning.
+        ``_in_block`` is set when only the reasoning parser is idle (the tool-call parser is
+        inside a block, or holds a marker prefix): a text without its characters goes
+        straight to the tool-call parser.
+        """
+        reasoning: str | None = ""  # "": not consulted, None: not idle
+        if self._reasoning is not None and not (
+            self._server_reasoning and self._reasoning_mode == AUTO
+        ):
+            reasoning = self._reasoning.plain_triggers()
+        tools: str | None = ""
+        if self._tools is not None and not (self._server_calls and self._tools_mode == AUTO):
+            tools = self._tools.plain_triggers()
+        if reasoning is None:
+            self._plain = self._in_block = None
+        elif tools is None:
+            self._plain = None
+            self._in_block = _plain(reasoning)
+        else:
+            self._plain = _plain(reasoning + tools)
+            self._in_block = None
+        self._update_edges()
+
+    def _update_edges(self) -> None:
+        edges = self._edges
+        self._edges_in_text = edges is None or edges.in_text()
+        self._edges_in_reasoning = edges is None or edges.in_reasoning()
 
     def finish(self) -> list[AIContent]:
         """Release whatever the parsers still hold (a partial marker, an unclosed block)."""
@@ -103,6 +221,7 @@ class _ChoiceRecovery:
         if self._edges is not None:
             out = self._edges.feed(out)
             out.extend(self._edges.finish())
+        self._update_guards()
         return out
 
     def _text(self, text: str, out: list[AIContent]) -> None:
@@ -201,13 +320,19 @@ class TextRecoveryChatClient(DelegatingChatClient):
             async for update in self.inner.get_streaming_response(messages, options):
                 yield update
             return
-        choices: dict[int, _ChoiceRecovery] = {}
+        choices: dict[int, _ChoiceRecovery] | None = None  # made with the first update
         last: ChatResponseUpdate | None = None
+        index = -1  # the choice of the previous update, and its recovery
+        recovery = None
         try:
             async for update in self.inner.get_streaming_response(messages, options):
-                recovery = choices.get(update.choice_index)
-                if recovery is None:
-                    recovery = choices[update.choice_index] = self._recovery(options)
+                if update.choice_index != index or recovery is None:
+                    index = update.choice_index
+                    if choices is None:
+                        choices = {}
+                    recovery = choices.get(index)
+                    if recovery is None:
+                        recovery = choices[index] = self._recovery(options)
                 if update.contents:
                     update.contents = recovery.process(update.contents)
                 if update.finish_reason is not None:
@@ -220,7 +345,7 @@ class TextRecoveryChatClient(DelegatingChatClient):
             # The inner partial response is raw text; give the caller the recovered view.
             self._recover_partial(exc, options)
             raise
-        for index, recovery in choices.items():
+        for index, recovery in (choices or {}).items():
             tail = recovery.finish()  # a stream that ended without a finish chunk
             if tail:
                 yield ChatResponseUpdate(

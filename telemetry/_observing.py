@@ -30,6 +30,7 @@ from telemetry.recorder import RequestRecord, RequestRecorder, RequestStatus
 __all__ = ["ObservingChatClient"]
 
 _LOG = structlog.get_logger(__name__)
+_NO_CONTEXT = contextlib.nullcontext()  # stateless, so one serves every request
 
 
 def _find(client: object, name: str) -> Any:
@@ -77,7 +78,7 @@ class ObservingChatClient(DelegatingChatClient):
 
     def _active(self, state: Any) -> AbstractContextManager[Any]:
         """Context entered around the call that sends the request (an OTel span goes current)."""
-        return contextlib.nullcontext()
+        return _NO_CONTEXT
 
     def _end(
         self, state: Any, record: RequestRecord, target: ChatResponse | ChatResponseUpdate | None
@@ -147,17 +148,19 @@ class ObservingChatClient(DelegatingChatClient):
         error: BaseException | None = None
         last: ChatResponseUpdate | None = None
         iterator: AsyncIterator[ChatResponseUpdate] | None = None
-        observe = recorder.observe
         try:
             with self._active(state):
                 iterator = aiter(self.inner.get_streaming_response(messages, options))
-                update = await anext(iterator, None)
+                try:  # (not anext(iterator, None): one object less per waiting stream)
+                    update: ChatResponseUpdate | None = await iterator.__anext__()
+                except StopAsyncIteration:
+                    update = None
             if update is not None:
-                observe(update)
+                recorder.observe(update)
                 last = update
                 yield update
                 async for update in iterator:
-                    observe(update)
+                    recorder.observe(update)
                     last = update
                     yield update
             status = "ok"

@@ -105,7 +105,7 @@ class RequestRecorder:
         self._substantive = 0
         self._usage: UsageDetails | None = None
         self._raw_timings: Any = None
-        self._finish: dict[int, str] = {}
+        self._finish: dict[int, str] | None = None  # made with the first finish reason
         self._response_model: str | None = None
         self._response_id: str | None = None
         self._retry_attempts: int | None = None
@@ -117,24 +117,27 @@ class RequestRecorder:
         call; not role-only, keepalive, finish or usage updates), inlined in the same pass that
         looks for usage: the property builds a generator per call, several times the cost.
         """
-        substantive = False
-        for content in update.contents:
-            kind = type(content)
-            if kind in _SUBSTANTIVE_TYPES:
-                substantive = True
-            elif kind is UsageContent:
-                details = content.details  # type: ignore[attr-defined]
-                usage = self._usage
-                self._usage = details if usage is None else usage.updated_with(details)
-            elif isinstance(content, _SUBSTANTIVE):  # subclasses of the content types
-                substantive = True
-        if substantive:
-            now = self._clock()
-            if self._first_token is None:
-                self._first_token = now
-            self._last_token = now
-            self._substantive += 1
+        contents = update.contents
+        if contents:  # (tool-call fragments, role and keepalive updates have none)
+            substantive = False
+            for content in contents:
+                kind = type(content)
+                if kind in _SUBSTANTIVE_TYPES:
+                    substantive = True
+                elif kind is UsageContent:
+                    details = content.details  # type: ignore[attr-defined]
+                    usage = self._usage
+                    self._usage = details if usage is None else usage.updated_with(details)
+                elif isinstance(content, _SUBSTANTIVE):  # subclasses of the content types
+                    substantive = True
+            if substantive:
+                self._last_token = now = self._clock()
+                if self._first_token is None:
+                    self._first_token = now
+                self._substantive += 1
         if update.finish_reason is not None:
+            if self._finish is None:
+                self._finish = {}
             self._finish[update.choice_index] = update.finish_reason.value
         if self._response_model is None and update.model_id is not None:
             self._response_model = update.model_id
@@ -147,6 +150,8 @@ class RequestRecorder:
         """A whole (non-streamed) response."""
         self._usage = response.usage
         if response.finish_reason is not None:
+            if self._finish is None:
+                self._finish = {}
             self._finish[0] = response.finish_reason.value
         self._response_model = response.model_id
         self._response_id = response.response_id
@@ -181,6 +186,7 @@ class RequestRecorder:
         if self._raw_timings is not None:
             report.additional_properties["timings"] = self._raw_timings
         server = self._extractor.extract(report)
+        finish = self._finish or {}
         attempts = self._retry_attempts
         if attempts is None and error is not None:
             value = getattr(error, RETRY_ATTEMPTS_PROPERTY, None)
@@ -193,7 +199,7 @@ class RequestRecorder:
             request_model=self.request_model,
             response_model=self._response_model,
             response_id=self._response_id,
-            finish_reasons=tuple(self._finish[i] for i in sorted(self._finish)),
+            finish_reasons=tuple(finish[i] for i in sorted(finish)),
             usage=self._usage,
             retry_attempts=attempts,
             error=error,

@@ -107,6 +107,14 @@ class TextToolCallParser:
         """Contents that ``delta`` completes, in order; text is released as soon as it can be."""
         return self._scanner.feed(delta)
 
+    def plain_triggers(self) -> str | None:
+        """The characters that could start a marker, if ``feed`` would now return a delta free
+        of them as one unchanged plain ``TextContent`` (outside any block, nothing held back);
+        ``None`` otherwise. A caller may then skip ``feed`` for such deltas, as long as it asks
+        again after each ``feed``.
+        """
+        return self._scanner.plain_triggers()
+
     def finish(self) -> list[AIContent]:
         """End of stream: held text, and any unclosed block as error text. Resets the stream."""
         contents = self._scanner.finish()

@@ -34,6 +34,7 @@ class MarkerTable:
     firsts: re.Pattern[str]
     prefixes: frozenset[str]
     window: int  # longest marker length minus one
+    starts: str  # the first characters of the markers (what ``firsts`` matches)
 
     @classmethod
     def build(cls, candidates: Mapping[str, tuple[ToolCallFormat, ...]]) -> MarkerTable:
@@ -42,12 +43,14 @@ class MarkerTable:
             if any(other != marker and other.startswith(marker) for other in markers):
                 # A delta cut right after the shorter one could not tell which one it is.
                 raise ValueError(f"marker {marker!r} is a prefix of another marker")
+        starts = "".join(sorted({m[0] for m in markers}))
         return cls(
             candidates=dict(candidates),
             pattern=re.compile("|".join(map(re.escape, markers))),
-            firsts=re.compile("[" + "".join(sorted({re.escape(m[0]) for m in markers})) + "]"),
+            firsts=re.compile("[" + re.escape(starts) + "]"),
             prefixes=frozenset(m[:k] for m in markers for k in range(1, len(m))),
             window=max(map(len, markers)) - 1,
+            starts=starts,
         )
 
     def held_from(self, text: str, pos: int) -> int:
@@ -100,6 +103,13 @@ class Scanner:
     def use(self, table: MarkerTable) -> None:
         """Switch the markers in force (``auto`` once a format is detected)."""
         self._table = table
+
+    def plain_triggers(self) -> str | None:
+        """The characters that could start a marker, if ``feed`` would now return a delta free
+        of them as one plain ``TextContent`` (outside a block, nothing held); else ``None``."""
+        if self._tracker is not None or self._held:
+            return None
+        return self._table.starts
 
     def feed(self, delta: str) -> list[AIContent]:
         tracker = self._tracker

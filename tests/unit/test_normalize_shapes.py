@@ -1,0 +1,72 @@
+"""The normaliser works out a chunk's unmodelled keys once per key set (shape); these tests change
+shapes and values mid-stream, on every level, to show the result is what a fresh normaliser gives
+for each chunk alone."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from providers import ChatResponseUpdate, ChunkNormalizer, TextContent, TextReasoningContent
+
+
+def chunk(
+    delta: dict[str, Any], choice_extra: dict[str, Any] | None = None, **top: Any
+) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "finish_reason": None, **(choice_extra or {})}
+    return {"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [choice], **top}
+
+
+STREAM = [
+    chunk({"content": "a"}, {"logprobs": None, "token_ids": None}, kv_transfer_params=None),
+    chunk({"content": "b"}, {"logprobs": None, "token_ids": [7]}, kv_transfer_params=None),
+    chunk({"content": "c"}, {"logprobs": None, "token_ids": None}, kv_transfer_params={"k": 1}),
+    chunk({"content": "d", "refusal": "no"}, {"stop_reason": None}, metadata={"w": 2}),
+    chunk({"content": "e"}, {"stop_reason": "</s>"}),
+    chunk({"reasoning_content": "r", "reasoning": "r"}),
+    chunk({"reasoning_content": None, "reasoning": "s"}),
+    chunk({"reasoning_content": "t", "reasoning": "u"}),
+    chunk({"reasoning_content": "", "content": [{"type": "text", "text": "x"}]}),
+    chunk({"role": "assistant", "content": ""}, system_fingerprint="fp1"),
+    chunk({"content": "a"}, {"logprobs": None, "token_ids": None}, kv_transfer_params=None),
+]
+
+
+def test_each_chunk_reads_as_it_would_alone() -> None:
+    streaming = ChunkNormalizer("vllm")
+    for item in STREAM:
+        (alone,) = ChunkNormalizer("vllm").feed(item)
+        (update,) = streaming.feed(item)
+        assert update.contents == alone.contents
+        assert update.role == alone.role
+        assert update.additional_properties == alone.additional_properties
+
+
+def test_what_the_shapes_keep() -> None:
+    updates = [u for item in STREAM for u in ChunkNormalizer("vllm").feed(item)]
+    extras = [u.additional_properties for u in updates]
+    assert extras[0] is None
+    assert extras[1] == {"token_ids": [7]}
+    assert extras[2] == {"kv_transfer_params": {"k": 1}}
+    assert extras[3] == {"refusal": "no", "metadata": {"w": 2}}
+    assert extras[4] == {"stop_sequence": "</s>"}
+    assert updates[5].contents == [TextReasoningContent("r")] and extras[5] is None
+    assert updates[6].contents == [TextReasoningContent("s")] and extras[6] is None
+    assert updates[7].contents == [TextReasoningContent("t")] and extras[7] == {"reasoning": "u"}
+    assert updates[8].contents == [] and extras[8] == {"content": [{"type": "text", "text": "x"}]}
+    assert updates[9].role == "assistant" and extras[9] == {"system_fingerprint": "fp1"}
+    assert updates[10].contents == [TextContent("a")] and extras[10] is None
+
+
+def test_every_field_of_what_the_normaliser_makes_is_set() -> None:
+    """It makes updates and texts without their ``__init__`` (for speed): a field added to those
+    classes must be set there too, or reading it would raise."""
+    normalizer = ChunkNormalizer("vllm")
+    made = [u for item in STREAM for u in normalizer.feed(item)]
+    objects: list[Any] = made + [c for u in made for c in u.contents]
+    kinds = {type(o) for o in objects}
+    assert {ChatResponseUpdate, TextContent, TextReasoningContent} <= kinds
+    for obj in objects:
+        for field in dataclasses.fields(obj):
+            getattr(obj, field.name)  # raises AttributeError when a field was left unset
+        assert obj == dataclasses.replace(obj)  # and it compares like one made the usual way

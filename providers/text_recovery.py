@@ -64,6 +64,7 @@ class _ChoiceRecovery:
         "_reasoning_mode",
         "_server_calls",
         "_server_reasoning",
+        "_text_seen",
         "_tools",
         "_tools_mode",
     )
@@ -81,6 +82,7 @@ class _ChoiceRecovery:
         self._reasoning = None if reasoning_mode == OFF else ReasoningParser(reasoning_mode)
         self._tools = None if tools_mode == OFF else TextToolCallParser(tools_mode, tools)
         self._server_reasoning = False
+        self._text_seen = False
         self._server_calls = False
         self._calls_recovered = False
         self._plain: tuple[str, str, str] | None = None
@@ -165,7 +167,8 @@ class _ChoiceRecovery:
                 self._text(content.text, out)  # type: ignore[attr-defined]
                 continue
             if kind is TextReasoningContent:
-                self._server_reasoning = True
+                if not self._server_reasoning:
+                    self._server_split()
             elif kind is FunctionCallContent:
                 self._server_calls = True
             out.append(content)
@@ -224,7 +227,25 @@ class _ChoiceRecovery:
         self._update_guards()
         return out
 
+    def _server_split(self) -> None:
+        """The server sent reasoning of its own: it splits reasoning from the answer.
+
+        A format that starts inside reasoning (``deepseek_r1``: the prompt opened the think
+        block) would otherwise read the answer that follows as more reasoning, never closed,
+        and the caller would get no text at all. Before any text has arrived, the parser is
+        therefore restarted outside reasoning; tags in later text are still recovered.
+        """
+        self._server_reasoning = True
+        if (
+            not self._text_seen
+            and self._reasoning is not None
+            and self._reasoning_mode != AUTO
+            and self._reasoning.starts_in_reasoning
+        ):
+            self._reasoning = ReasoningParser(self._reasoning_mode, starts_in_reasoning=False)
+
     def _text(self, text: str, out: list[AIContent]) -> None:
+        self._text_seen = True
         if self._reasoning is not None and not (
             self._server_reasoning and self._reasoning_mode == AUTO
         ):

@@ -16,15 +16,6 @@ from providers import create_chat_client
 from tests.integration.rigs.scenarios import SCENARIOS, Scenario, assert_matches, run
 from tests.integration.rigs.vllm.server import VllmServer
 
-ANSWER_TURNED_INTO_REASONING = pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "library gap: with reasoning_tags='deepseek_r1' the recovery layer starts every "
-        "response inside reasoning, even when the server has already split it, so the "
-        "answer vLLM sent as content becomes reasoning and the text is empty"
-    ),
-)
-
 
 @pytest.mark.parametrize("streaming", [True, False], ids=["stream", "nonstream"])
 @pytest.mark.parametrize("tags", ["auto", "deepseek_r1"])
@@ -34,7 +25,6 @@ async def test_deepseek_r1_reasoning(
     name: str,
     tags: str,
     streaming: bool,
-    request: pytest.FixtureRequest,
 ) -> None:
     """``The user asks…\\n</think>\\n\\nIt is sunny in Paris.`` (and the same with ``<think>``
     first): reasoning and text split, without the template's newlines; a cut inside the think
@@ -42,8 +32,6 @@ async def test_deepseek_r1_reasoning(
     layer guesses the format (``auto``) or is told it is R1 (``deepseek_r1``, what a user of an
     R1 model configures)."""
     scenario = SCENARIOS[name]
-    if tags == "deepseek_r1" and scenario.expected_text:
-        request.applymarker(ANSWER_TURNED_INTO_REASONING)
     vllm_r1_deepseek.script(scenario.model_text)
     client = create_chat_client(
         vllm_r1_deepseek.base_url,
@@ -63,7 +51,7 @@ async def test_deepseek_r1_reasoning(
 
 @pytest.mark.parametrize("streaming", [True, False], ids=["stream", "nonstream"])
 async def test_think_block_closed_in_the_prompt(
-    vllm_r1_deepseek: VllmServer, streaming: bool, request: pytest.FixtureRequest
+    vllm_r1_deepseek: VllmServer, streaming: bool
 ) -> None:
     """``enable_thinking: false`` per request: the template closes the think block in the
     prompt. vLLM's deepseek_r1 parser then streams the whole text, literal ``</think>``
@@ -71,8 +59,6 @@ async def test_think_block_closed_in_the_prompt(
     ``r1-deepseek-think-closed-in-prompt`` set). Our recovery layer must hide the disagreement:
     the caller gets the same split either way. That needs ``reasoning_tags="deepseek_r1"``:
     ``auto`` takes a stray ``</think>`` for markup after the answer (providers/reasoning.py)."""
-    if not streaming:
-        request.applymarker(ANSWER_TURNED_INTO_REASONING)
     base = SCENARIOS["reasoning-no-open-tag"]
     scenario = Scenario(
         "reasoning-think-closed-in-prompt",

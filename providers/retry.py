@@ -61,9 +61,9 @@ from providers.errors import (
     ServerError,
     StreamInterruptedError,
 )
-from providers.messages import ChatMessage
 from providers.options import ChatOptions
 from providers.pipeline import DelegatingChatClient
+from providers.stream_head import close_stream, mark_update, read_head, replayable
 
 __all__ = [
     "DEFAULT_RETRY_STATUSES",
@@ -298,7 +298,7 @@ class RetryingChatClient(DelegatingChatClient):
     async def get_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> ChatResponse:
-        messages = _replayable(messages)
+        messages = replayable(messages)
         attempts = 1
         failed: BaseException | None = None
         response: ChatResponse | None = None
@@ -326,13 +326,13 @@ class RetryingChatClient(DelegatingChatClient):
     async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        messages = _replayable(messages)
+        messages = replayable(messages)
         attempts = 1
         failed: BaseException | None = None
         head: list[ChatResponseUpdate] = []
         more = False
         stream: AsyncIterator[ChatResponseUpdate] | None = None
-        try:  # attempt 1, without the tenacity machinery (and `_read_head`, inline)
+        try:  # attempt 1, without the tenacity machinery (and `read_head`, inline)
             stream = self.inner.get_streaming_response(messages, options)
             async for update in stream:
                 head.append(update)
@@ -342,8 +342,8 @@ class RetryingChatClient(DelegatingChatClient):
         except BaseException as exc:
             failed = exc
             try:
-                await _close(stream)
-            except BaseException as close_error:  # what `_read_head` would have raised
+                await close_stream(stream)
+            except BaseException as close_error:  # what `read_head` would have raised
                 failed = close_error
         if failed is not None:
             attempts = 0
@@ -355,12 +355,12 @@ class RetryingChatClient(DelegatingChatClient):
                             error, failed = failed, None
                             raise error
                         stream = self.inner.get_streaming_response(messages, options)
-                        head, more = await _read_head(stream)
+                        head, more = await read_head(stream)
             except ProviderError as exc:
                 exc.retry_attempts = attempts - 1
                 raise
         if head:
-            _mark(head[0], attempts - 1)
+            mark_update(head[0], RETRY_ATTEMPTS, attempts - 1)
         try:
             for update in head:
                 yield update
@@ -372,40 +372,4 @@ class RetryingChatClient(DelegatingChatClient):
             exc.retry_attempts = attempts - 1
             raise
         finally:
-            await _close(stream)
-
-
-async def _read_head(
-    stream: AsyncIterator[ChatResponseUpdate],
-) -> tuple[list[ChatResponseUpdate], bool]:
-    """Updates up to and including the first substantive one, and whether more may follow."""
-    held: list[ChatResponseUpdate] = []
-    try:
-        async for update in stream:
-            held.append(update)
-            if update.is_substantive:
-                return held, True
-    except BaseException:
-        await _close(stream)
-        raise
-    return held, False
-
-
-def _replayable(messages: ChatInput) -> ChatInput:
-    """A one-shot iterable of messages would be empty on the second attempt: keep a list."""
-    if isinstance(messages, str | ChatMessage | list | tuple):
-        return messages
-    return list(messages)
-
-
-def _mark(update: ChatResponseUpdate, retries: int) -> None:
-    if update.additional_properties is None:
-        update.additional_properties = {RETRY_ATTEMPTS: retries}
-    else:
-        update.additional_properties[RETRY_ATTEMPTS] = retries
-
-
-async def _close(stream: AsyncIterator[ChatResponseUpdate] | None) -> None:
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        await aclose()
+            await close_stream(stream)

@@ -17,7 +17,6 @@ from providers import (
     ChatMessage,
     ChatResponse,
     ChatResponseUpdate,
-    ChatRole,
     ContextLengthExceededError,
     ProviderConnectionError,
     StreamInterruptedError,
@@ -150,7 +149,7 @@ async def test_cancellation_is_not_caught() -> None:
 async def test_a_one_shot_message_iterable_reaches_the_fallback_intact() -> None:
     main = ScriptedClient(unavailable())
     fallback = ScriptedClient(answer())
-    messages = (ChatMessage(ChatRole.USER, m) for m in ["one", "two"])
+    messages = (ChatMessage.user(m) for m in ["one", "two"])
     await FallbackChatClient(main, fallback).get_response(messages)
     assert [m.text for m in fallback.calls[0]] == ["one", "two"]
 

@@ -24,7 +24,9 @@ from providers import (
 )
 
 
-def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any) -> dict:
+def chunk(
+    delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any
+) -> dict[str, Any]:
     choice: dict[str, Any] = {"index": 0, "delta": delta or {}, "finish_reason": finish}
     choice.update(extra.pop("choice_extra", {}))
     return {

@@ -159,7 +159,7 @@ async def test_retry_attempts_are_read_from_the_retry_layer_property() -> None:
 
 async def test_a_failed_stream_logs_failed_with_the_error_class_and_reraises() -> None:
     error = RateLimitError("busy", status=429, backend="vllm")
-    error.retry_attempts = 3  # type: ignore[attr-defined]
+    error.retry_attempts = 3
     closed: list[bool] = []
     client = TelemetryChatClient(
         FakeChatClient(stream=streaming([text("a")], error=error, closed=closed)),

@@ -99,9 +99,7 @@ def map_usage(usage: Any) -> Json | None:
     completion_details = usage.get("completion_tokens_details")
     cached = prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else None
     reasoning = (
-        completion_details.get("reasoning_tokens")
-        if isinstance(completion_details, dict)
-        else None
+        completion_details.get("reasoning_tokens") if isinstance(completion_details, dict) else None
     )
     if reasoning is None:
         reasoning = usage.get("reasoning_tokens")  # SGLang's non-standard top-level field
@@ -408,13 +406,21 @@ RECOVERED: dict[tuple[str, str], tuple[Json, Json]] = {
     ("llamacpp", "captured--qwen25-plain--stream-text-tool-call-in-content"): ({}, _SINGLE),
     ("llamacpp", "captured--qwen25-plain--stream-text-parallel-tool-calls-in-content"): (
         {},
-        {"text": "", "reasoning": "", "tool_calls": [_WEATHER, _TIME],
-         "finish_reason": "tool_calls"},
+        {
+            "text": "",
+            "reasoning": "",
+            "tool_calls": [_WEATHER, _TIME],
+            "finish_reason": "tool_calls",
+        },
     ),
     ("llamacpp", "captured--qwen25-plain--stream-qwen3-coder-xml-in-content"): (
         {"tools": [_DAYS_TOOL]},
-        {"text": "", "reasoning": "", "finish_reason": "tool_calls",
-         "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}]},
+        {
+            "text": "",
+            "reasoning": "",
+            "finish_reason": "tool_calls",
+            "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}],
+        },
     ),
     ("llamacpp", "captured--qwen3-reasoning-none--stream-think-in-content"): ({}, _THINK),
     ("sglang", "captured--plain--tools-without-tool-parser"): ({}, _SINGLE),
@@ -431,8 +437,11 @@ RECOVERED: dict[tuple[str, str], tuple[Json, Json]] = {
     # `</think>` was reasoning; `auto` has already released it as text by then.
     ("vllm", "captured--r1-deepseek-think-closed-in-prompt--stream-reasoning-no-open-tag"): (
         {"reasoning_tags": "deepseek_r1"},
-        {"text": "It is sunny in Paris.",
-         "reasoning": "The user asks for the weather in Paris.", "tool_calls": []},
+        {
+            "text": "It is sunny in Paris.",
+            "reasoning": "The user asks for the weather in Paris.",
+            "tool_calls": [],
+        },
     ),
 }
 
@@ -509,7 +518,7 @@ def header_lines(text: str) -> list[str]:
 
 def comment_value(comments: list[str], key: str) -> str | None:
     prefix = f"{key}: "
-    return next((c[len(prefix):] for c in comments if c.startswith(prefix)), None)
+    return next((c[len(prefix) :] for c in comments if c.startswith(prefix)), None)
 
 
 def parse_http_line(line: str) -> Json | None:
@@ -532,13 +541,13 @@ def launch_flags(line: str) -> list[str]:
 
 
 MIDSTREAM_NOTES = {
-    "llamacpp": "expected.error comes from the in-stream `data: {\"error\": ...}` event (code "
+    "llamacpp": 'expected.error comes from the in-stream `data: {"error": ...}` event (code '
     "500, type server_error); the other fields are the partial response before it (a tool call "
     "whose arguments were cut, so they do not parse). The stream ends without data: [DONE].",
-    "vllm": "expected.error comes from the in-stream `data: {\"error\": ...}` event (code 500, "
+    "vllm": 'expected.error comes from the in-stream `data: {"error": ...}` event (code 500, '
     "type InternalServerError), which is followed by data: [DONE]; the other fields are the "
     "partial response before it.",
-    "sglang": "expected.error comes from the in-stream `data: {\"error\": ...}` event (code "
+    "sglang": 'expected.error comes from the in-stream `data: {"error": ...}` event (code '
     "503, type SERVICE_UNAVAILABLE, json.dumps spacing), which is followed by data: [DONE]; the "
     "other fields are the partial response before it.",
 }
@@ -574,14 +583,18 @@ def import_reconstructed() -> None:
             notes.append("(request: not stated in the header, so it is null)")
         if response is None:
             response = {"status": 200, "content_type": "text/event-stream", "headers": {}}
-            notes.append("(response headers: not stated in the header; only the status and the "
-                         "event-stream content type are implied)")
+            notes.append(
+                "(response headers: not stated in the header; only the status and the "
+                "event-stream content type are implied)"
+            )
         if what == "error-midstream":
             notes.append(MIDSTREAM_NOTES[backend])
         if "\n: (..." in body.decode("utf-8"):
-            notes.append("Some chunks are elided in the reconstruction (`: (... more ...)` "
-                         "comments); `expected` describes the bytes present, so usage counts "
-                         "can exceed what the visible chunks add up to.")
+            notes.append(
+                "Some chunks are elided in the reconstruction (`: (... more ...)` "
+                "comments); `expected` describes the bytes present, so usage counts "
+                "can exceed what the visible chunks add up to."
+            )
         provenance = {
             "kind": "reconstructed",
             "source": str(path.relative_to(SHARED)),
@@ -589,8 +602,16 @@ def import_reconstructed() -> None:
             "flags": launch_flags(launch) if launch else None,
             "notes": "\n".join(notes),
         }
-        emit(backend, f"reconstructed--{what}", body, is_sse=True, provenance=provenance,
-             request=request, response=response, extra_phrase="reconstructed from source")
+        emit(
+            backend,
+            f"reconstructed--{what}",
+            body,
+            is_sse=True,
+            provenance=provenance,
+            request=request,
+            response=response,
+            extra_phrase="reconstructed from source",
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -605,7 +626,7 @@ def seed000_lines() -> dict[str, dict[str, list[str]]]:
     start = next(i for i, line in enumerate(lines) if line.startswith("Appendix A:"))
     out: dict[str, dict[str, list[str]]] = {"vllm": {}, "sglang": {}}
     section = style = None
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if m := re.match(r"(A\.\d) ", line):
             section, style = m.group(1), None
         elif line == "vLLM-style capture":
@@ -663,14 +684,20 @@ def import_assembled() -> None:
                 "it, and the vLLM excerpt of the same section shows it."
             )
         if backend == "vllm":
-            notes.append("The last reasoning token (\"STATE\") shares its chunk with "
-                         "finish_reason \"length\" (vLLM merges a length finish into the last "
-                         "token's chunk).")
+            notes.append(
+                'The last reasoning token ("STATE") shares its chunk with '
+                'finish_reason "length" (vLLM merges a length finish into the last '
+                "token's chunk)."
+            )
         else:
-            notes.append("usage.reasoning_tokens (200) is SGLang's non-standard top-level field; "
-                         "prompt_tokens_details is null.")
-        notes.append("Request (per the document's test setup; messages not published): model "
-                     "openai/gpt-oss-120b, stream true, max_tokens 200, temperature 0.1.")
+            notes.append(
+                "usage.reasoning_tokens (200) is SGLang's non-standard top-level field; "
+                "prompt_tokens_details is null."
+            )
+        notes.append(
+            "Request (per the document's test setup; messages not published): model "
+            "openai/gpt-oss-120b, stream true, max_tokens 200, temperature 0.1."
+        )
         provenance = {
             "kind": "assembled",
             "source": SEED000,
@@ -679,9 +706,16 @@ def import_assembled() -> None:
             "notes": "\n".join(notes),
         }
         response = {"status": 200, "content_type": "text/event-stream", "headers": {}}
-        emit(backend, "assembled--seed000-gpt-oss-reasoning-length", body, is_sse=True,
-             provenance=provenance, request=None, response=response,
-             extra_phrase="gpt-oss-120b reasoning cut by max_tokens (seed 000 excerpts)")
+        emit(
+            backend,
+            "assembled--seed000-gpt-oss-reasoning-length",
+            body,
+            is_sse=True,
+            provenance=provenance,
+            request=None,
+            response=response,
+            extra_phrase="gpt-oss-120b reasoning cut by max_tokens (seed 000 excerpts)",
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -724,14 +758,14 @@ EXCHANGE_NOTES = {
     "cannot fix it, only lowering max_tokens can, so a caller that compacts on overflow must "
     "not be told it overflowed (the same decision as SGLang's max-tokens-too-large).",
     ("sglang", "plain--error-max-tokens-too-large"): "Classified as InvalidRequestError, not "
-    "context overflow: the message (\"max_completion_tokens is too large: 100000.This model "
+    'context overflow: the message ("max_completion_tokens is too large: 100000.This model '
     "supports at most 4096 completion tokens.\", OpenAI's own max_tokens wording) speaks only of "
     "a completion-token cap and never mentions the context length, although SGLang's 4096 is in "
     "fact its context length. Judgement call.",
     ("vllm", "plain--error-context-exceeded"): "prompt_tokens is the lower bound the message "
-    "states (\"at least 4097 input tokens\").",
+    'states ("at least 4097 input tokens").',
     ("vllm", "plain--error-context-exceeded-stream"): "prompt_tokens is the lower bound the "
-    "message states (\"at least 4097 input tokens\").",
+    'message states ("at least 4097 input tokens").',
     ("vllm", "plain--tools-default-choice-without-auto-flag"): "Tools in the request with "
     "tool_choice omitted, on a server without --enable-auto-tool-choice: 400 before streaming.",
     ("vllm", "plain--error-tools-without-auto-tool-choice"): "Tools in the request on a server "
@@ -739,11 +773,11 @@ EXCHANGE_NOTES = {
     ("sglang", "plain--tools-without-tool-parser"): "Tools in the request but no tool-call "
     "parser: the raw <tool_call> text streams as content with finish stop.",
     ("llamacpp", "qwen25-plain--cache-turn1"): "Prompt-cache turn 1 of 3 on one slot "
-    "(id_slot 0). The forced \"Answer 1.\" took exactly max_tokens (6) tokens, so the finish "
+    '(id_slot 0). The forced "Answer 1." took exactly max_tokens (6) tokens, so the finish '
     "is length although the text is complete.",
     ("llamacpp", "qwen25-plain--cache-turn2"): "Prompt-cache turn 2 of 3 on the same slot; "
     "cached_tokens 177 = turn 1's whole prompt. The random model split the forced \"Answer "
-    "2.\" into more tokens, so max_tokens 6 cut it to \"Answer \" (finish length).",
+    '2." into more tokens, so max_tokens 6 cut it to "Answer " (finish length).',
     ("llamacpp", "qwen25-plain--cache-turn3"): "Prompt-cache turn 3 of 3 on the same slot; "
     "cached_tokens 195 = turn 2's whole prompt.",
     ("llamacpp", "qwen25-plain--stream-text-length"): "Free output of the random model, cut at "
@@ -838,8 +872,9 @@ def import_captured(skipped: list[str]) -> None:
             import_one_captured(backend, name, raw_path, meta_path, meta)
 
 
-def import_one_captured(backend: str, name: str, raw_path: Path, meta_path: Path,
-                        meta: Json) -> None:
+def import_one_captured(
+    backend: str, name: str, raw_path: Path, meta_path: Path, meta: Json
+) -> None:
     body = raw_path.read_bytes()
     headers = meta["headers"]
     content_type = header_value(headers, "content-type")
@@ -853,26 +888,38 @@ def import_one_captured(backend: str, name: str, raw_path: Path, meta_path: Path
         f"({meta['method']} {meta['path']}).",
     ]
     if "model_text" in meta and meta["status"] >= 400:
-        notes.append("model_text (configured for the scripted engine, never reached: the "
-                     "request failed before generation): "
-                     + json.dumps(meta["model_text"], ensure_ascii=False))
+        notes.append(
+            "model_text (configured for the scripted engine, never reached: the "
+            "request failed before generation): "
+            + json.dumps(meta["model_text"], ensure_ascii=False)
+        )
     elif "model_text" in meta:
-        notes.append("model_text (the text the scripted engine emitted, one token per step, "
-                     "then EOS): " + json.dumps(meta["model_text"], ensure_ascii=False))
+        notes.append(
+            "model_text (the text the scripted engine emitted, one token per step, "
+            "then EOS): " + json.dumps(meta["model_text"], ensure_ascii=False)
+        )
     elif isinstance(request, dict) and "grammar" in request:
-        notes.append("Model text forced by the request's `grammar`: "
-                     + json.dumps(request["grammar"], ensure_ascii=False))
+        notes.append(
+            "Model text forced by the request's `grammar`: "
+            + json.dumps(request["grammar"], ensure_ascii=False)
+        )
     elif backend == "llamacpp" and meta["status"] < 400:
         notes.append("No grammar: free output of the tiny random-weight model.")
     if isinstance(request, dict) and request.get("stream") and not is_sse:
-        notes.append("A stream:true request answered with a plain JSON body, not an event "
-                     "stream (the error is raised before streaming starts).")
+        notes.append(
+            "A stream:true request answered with a plain JSON body, not an event "
+            "stream (the error is raised before streaming starts)."
+        )
     if backend == "sglang" and b'"matched_stop":151645' in body:
-        notes.append("matched_stop 151645 is the EOS token id (<|im_end|>), an integer, so "
-                     "stop_sequence is that integer.")
+        notes.append(
+            "matched_stop 151645 is the EOS token id (<|im_end|>), an integer, so "
+            "stop_sequence is that integer."
+        )
     if backend == "sglang" and b'"reasoning_tokens":0' in body:
-        notes.append("usage.reasoning_tokens is always 0 in these captures: the fake scheduler "
-                     "sends 0 (not authentic SGLang accounting).")
+        notes.append(
+            "usage.reasoning_tokens is always 0 in these captures: the fake scheduler "
+            "sends 0 (not authentic SGLang accounting)."
+        )
     if (backend, name) in EXCHANGE_NOTES:
         notes.append(EXCHANGE_NOTES[(backend, name)])
     flags = meta["server_flags"]
@@ -886,8 +933,16 @@ def import_one_captured(backend: str, name: str, raw_path: Path, meta_path: Path
     response = {"status": meta["status"], "content_type": content_type, "headers": headers}
     what = name.split("--", 1)[1]
     phrase = INDEX_PHRASES_BY_EXCHANGE.get((backend, name), INDEX_PHRASES.get(what, ""))
-    emit(backend, f"captured--{name}", body, is_sse=is_sse, provenance=provenance,
-         request=request, response=response, extra_phrase=phrase)
+    emit(
+        backend,
+        f"captured--{name}",
+        body,
+        is_sse=is_sse,
+        provenance=provenance,
+        request=request,
+        response=response,
+        extra_phrase=phrase,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -966,14 +1021,20 @@ def classify_responses_error(status: int | None, err: Json) -> Json:
     kind = str(err.get("type") or "")
     if kind == "exceed_context_size_error" or any(p in message for p in _CONTEXT_PATTERNS):
         prompt, window = context_numbers(err)
-        return {"class": "ContextLengthExceededError", "status": status,
-                "prompt_tokens": prompt, "context_window": window}
+        return {
+            "class": "ContextLengthExceededError",
+            "status": status,
+            "prompt_tokens": prompt,
+            "context_window": window,
+        }
     if status is None:
         return {"class": "ServerError", "status": None}
     if status == 404:
         about_model = err.get("param") == "model" or "model" in message
-        return {"class": "ModelNotFoundError" if about_model else "InvalidRequestError",
-                "status": 404}
+        return {
+            "class": "ModelNotFoundError" if about_model else "InvalidRequestError",
+            "status": 404,
+        }
     return classify_error(status, err)
 
 
@@ -993,8 +1054,11 @@ def response_object_expected(obj: Json, acc: Expected) -> None:
             for part in parts or item.get("summary") or []:
                 acc.add_reasoning(part.get("text"))
         elif kind == "function_call":
-            acc.calls[len(acc.calls)] = {"call_id": item.get("call_id"), "name": item.get("name"),
-                                         "raw": item.get("arguments") or ""}
+            acc.calls[len(acc.calls)] = {
+                "call_id": item.get("call_id"),
+                "name": item.get("name"),
+                "raw": item.get("arguments") or "",
+            }
     acc.finish_reason = responses_finish(obj)
 
 
@@ -1021,8 +1085,11 @@ def expected_from_responses_sse(body: str) -> Json:
             item = event["item"]
             if event.get("output_index") in deltas:
                 assert deltas[event["output_index"]] == item["arguments"], (deltas, item)
-            acc.calls[len(acc.calls)] = {"call_id": item.get("call_id"), "name": item.get("name"),
-                                         "raw": item.get("arguments") or ""}
+            acc.calls[len(acc.calls)] = {
+                "call_id": item.get("call_id"),
+                "name": item.get("name"),
+                "raw": item.get("arguments") or "",
+            }
         elif kind == "response.failed":
             err = response.get("error") or {}
             code = err.get("code")
@@ -1080,7 +1147,7 @@ RESPONSES_SETUP_NOTES = {
 RESPONSES_EXCHANGE_NOTES = {
     ("vllm", "qwen3-hermes-store--responses--background-get-stream-replay"): "vLLM answered "
     "200 text/event-stream and closed the chunked body without a single byte (its log: "
-    "\"Unknown response_id\" inside the stream); the capture recorded an IncompleteRead. The "
+    '"Unknown response_id" inside the stream); the capture recorded an IncompleteRead. The '
     "body is empty, so the client raises StreamInterruptedError.",
     ("sglang", "qwen3-qwen25-store--responses--background-get-stream-replay"): "SGLang ignores "
     "?stream=true and answers the stored response as plain JSON; the client reads it as one "
@@ -1105,8 +1172,9 @@ RESPONSES_EXCHANGE_NOTES = {
 }
 
 
-def import_one_responses(backend: str, name: str, raw_path: Path, meta_path: Path,
-                         meta: Json) -> None:
+def import_one_responses(
+    backend: str, name: str, raw_path: Path, meta_path: Path, meta: Json
+) -> None:
     body = raw_path.read_bytes()
     headers = meta["headers"]
     content_type = header_value(headers, "content-type")
@@ -1114,8 +1182,11 @@ def import_one_responses(backend: str, name: str, raw_path: Path, meta_path: Pat
     operation = responses_operation(meta)
     setup = name.split("--", 1)[0]
     text = body.decode("utf-8")
-    exp = (expected_from_responses_sse(text) if is_sse
-           else expected_from_responses_json(text, meta["status"]))
+    exp = (
+        expected_from_responses_sse(text)
+        if is_sse
+        else expected_from_responses_json(text, meta["status"])
+    )
     notes = [
         f"Captured: {meta['produced_by']} ({meta['server']} {meta['server_version']}).",
         f"Server set-up `{setup}--`: {RESPONSES_SETUP_NOTES[setup]}.",
@@ -1125,17 +1196,22 @@ def import_one_responses(backend: str, name: str, raw_path: Path, meta_path: Pat
     if meta.get("note"):
         notes.append(f"Capture note: {meta['note']}")
     if meta.get("model_text") is not None and exp["error"] is not None:
-        notes.append("model_text (configured for the scripted engine, never reached: the request "
-                     "failed before generation): "
-                     + json.dumps(meta["model_text"], ensure_ascii=False))
+        notes.append(
+            "model_text (configured for the scripted engine, never reached: the request "
+            "failed before generation): " + json.dumps(meta["model_text"], ensure_ascii=False)
+        )
     elif meta.get("model_text") is not None:
-        notes.append("model_text (the text the scripted engine emitted, one token per step, then "
-                     "EOS): " + json.dumps(meta["model_text"], ensure_ascii=False))
+        notes.append(
+            "model_text (the text the scripted engine emitted, one token per step, then "
+            "EOS): " + json.dumps(meta["model_text"], ensure_ascii=False)
+        )
     if meta.get("transfer_error"):
         notes.append(f"Transfer error while capturing: {meta['transfer_error']}")
     if backend == "sglang" and b'"reasoning_tokens":0' in body:
-        notes.append("output_tokens_details.reasoning_tokens is 0 in these captures: the fake "
-                     "scheduler sends 0 (not authentic SGLang accounting).")
+        notes.append(
+            "output_tokens_details.reasoning_tokens is 0 in these captures: the fake "
+            "scheduler sends 0 (not authentic SGLang accounting)."
+        )
     if (backend, name) in RESPONSES_EXCHANGE_NOTES:
         notes.append(RESPONSES_EXCHANGE_NOTES[(backend, name)])
     provenance = {
@@ -1212,14 +1288,17 @@ def write_index() -> None:
         lines.append("")
         lines.extend(f"- {b} | {s} | {k} | {d}" for b, s, k, d in rows)
         lines.append("")
-    lines.extend([
-        "# Responses API transcripts",
-        "",
-        "Sidecars with `\"api\": \"responses\"`, replayed by "
-        "`tests/transcripts/test_responses_replay.py` through `OpenAiCompatibleResponsesClient`; "
-        "one line per transcript: backend | scenario | operation | description.",
-        "",
-    ])
+    lines.extend(
+        [
+            "# Responses API transcripts",
+            "",
+            'Sidecars with `"api": "responses"`, replayed by '
+            "`tests/transcripts/test_responses_replay.py` through "
+            "`OpenAiCompatibleResponsesClient`; "
+            "one line per transcript: backend | scenario | operation | description.",
+            "",
+        ]
+    )
     for backend in BACKENDS:
         rows = sorted(r for r in responses_rows if r[0] == backend)
         if not rows:
@@ -1242,7 +1321,10 @@ def main() -> int:
     adopt_own_captures()
     write_index()
     stale = [
-        p for b in BACKENDS if (OUT / b).is_dir() for p in (OUT / b).rglob("*")
+        p
+        for b in BACKENDS
+        if (OUT / b).is_dir()
+        for p in (OUT / b).rglob("*")
         if p.is_file() and p not in written
     ]
     for backend in BACKENDS:

@@ -10,12 +10,10 @@ become ``ProviderError``s in one place (``providers.transport_errors``); the tim
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -28,6 +26,12 @@ from providers.errors import (
     ProviderError,
     error_from_response,
     retry_after_from_headers,
+)
+from providers.http_client_base import (
+    DEFAULT_TIMEOUT,
+    HttpClientBase,
+    fetch_whole,
+    url_for_errors,
 )
 from providers.messages import ChatMessage
 from providers.normalize import ChunkNormalizer
@@ -43,21 +47,16 @@ from providers.stream_state import (
     loads,
     scan,
 )
-from providers.timeouts import Timeouts, Watchdog, budget_error
+from providers.timeouts import Timeouts, Watchdog
 from providers.transport_errors import TransportErrorMapping
 
 if TYPE_CHECKING:
-    from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
+    pass
 
 __all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient", "Timeouts"]
 
 
-DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=600.0, write=60.0, pool=30.0)
-"""The owned ``httpx.AsyncClient``'s defaults. Requests override them with their ``Timeouts``;
-passing ``timeout=`` without ``timeouts=`` is read as ``Timeouts.from_httpx(timeout)``."""
-
-
-class OpenAiCompatibleChatClient:
+class OpenAiCompatibleChatClient(HttpClientBase):
     """A ``ChatClient`` over ``POST {base_url}/chat/completions``.
 
     ``backend`` selects the ``BackendProfile`` (request-side quirks); parsing accepts every
@@ -83,33 +82,25 @@ class OpenAiCompatibleChatClient:
         clamp_max_tokens: bool = False,
         capability_overrides: Mapping[str, Any] | None = None,
     ) -> None:
-        self.endpoint = Endpoint.from_base_url(base_url)
+        super().__init__(
+            base_url,
+            model_id,
+            api_key,
+            http_client=http_client,
+            timeout=timeout,
+            timeouts=timeouts,
+            headers=headers,
+            capability_overrides=capability_overrides,
+        )
         self._chat_url_of: tuple[Endpoint | None, str] = (None, "")
-        self.model_id = model_id
         profile = profile_for(backend)
         if merge_system_messages is not None:
             profile = replace(profile, merge_system_messages=merge_system_messages)
         self.profile = profile
         self._redact_fingerprint = redact_fingerprint
-        request_headers = {"Accept": "application/json, text/event-stream"}
-        request_headers.update(headers or {})
-        if api_key and api_key.strip():
-            request_headers["Authorization"] = f"Bearer {api_key.strip()}"
-        self._headers = request_headers
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(timeout=timeout)
-        if timeouts is None:
-            timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)
-        self.timeouts = timeouts
-        self._httpx_timeout = timeouts.httpx_timeout()
-        # Error messages name the URL; never with credentials someone put in it.
-        url = httpx.URL(self.endpoint.chat_completions)
-        self._url_for_errors = str(url.copy_with(username=None, password=None))
-        self._api_key = api_key
+        self._url_for_errors = url_for_errors(self.endpoint.chat_completions)
         self._validate_model = validate_model
         self._clamp_max_tokens = clamp_max_tokens
-        self._capability_overrides = capability_overrides
-        self._resolver: OpenAiCompatibleCapabilityResolver | None = None
         self._needs_preparing = validate_model or clamp_max_tokens
 
     def __repr__(self) -> str:
@@ -118,38 +109,6 @@ class OpenAiCompatibleChatClient:
             f"{type(self).__name__}(base_url={self.endpoint.api_base!r}, "
             f"model_id={self.model_id!r}, backend={self.profile.name!r})"
         )
-
-    async def __aenter__(self) -> OpenAiCompatibleChatClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        if self._owns_http:
-            await self._http.aclose()
-
-    async def get_capabilities(self, *, refresh: bool = False) -> ModelCapabilities:
-        """What the server says about the model (context window, modalities, backend, served
-        ids), each value with its source; probed once per client and cached."""
-        if self._resolver is None:
-            from capabilities import OpenAiCompatibleCapabilityResolver
-
-            self._resolver = OpenAiCompatibleCapabilityResolver(
-                self.endpoint,
-                http_client=self._http,
-                api_key=self._api_key,
-                overrides=self._capability_overrides,
-                headers={k: v for k, v in self._headers.items() if k != "Authorization"},
-            )
-        if refresh:
-            self._resolver.invalidate()
-        return await self._resolver.resolve(self.model_id)
 
     async def _prepare(
         self, messages: ChatInput, options: ChatOptions | None
@@ -243,31 +202,17 @@ class OpenAiCompatibleChatClient:
             options = await self._prepare(messages, options)
         body = self.build_request_body(messages, options, stream=False)
         backend = self.profile.name
-        stamps = {"request_sent": time.monotonic()}
-        with self._error_mapping(None, None):
-            try:
-                async with (
-                    asyncio.timeout(self.timeouts.total),
-                    self._http.stream(
-                        "POST",
-                        self.endpoint.chat_completions,
-                        json=body,
-                        headers=self._headers,
-                        timeout=self._httpx_timeout,
-                    ) as response,
-                ):
-                    stamps["response_headers"] = time.monotonic()
-                    pieces: list[bytes] = []
-                    async for piece in response.aiter_bytes():
-                        if not pieces:
-                            stamps["first_byte"] = time.monotonic()
-                        pieces.append(piece)
-                    content = b"".join(pieces)
-                    stamps["response_end"] = time.monotonic()
-            except TimeoutError as exc:
-                if isinstance(exc, ProviderError):
-                    raise
-                raise budget_error("total", self.timeouts.total, backend) from None
+        response, content, stamps = await fetch_whole(
+            self._http,
+            "POST",
+            self.endpoint.chat_completions,
+            body=body,
+            headers=self._headers,
+            httpx_timeout=self._httpx_timeout,
+            total=self.timeouts.total,
+            backend=backend,
+            mapping=self._error_mapping(None, None),
+        )
         if response.status_code >= 400:
             raise self._status_error(response.status_code, content, response.headers)
         try:

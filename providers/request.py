@@ -25,7 +25,7 @@ from providers.messages import ChatMessage
 from providers.options import ChatOptions
 from providers.profiles import BackendProfile
 
-__all__ = ["build_chat_request", "messages_to_wire"]
+__all__ = ["build_chat_request", "merge_extra", "messages_to_wire", "set_if_given"]
 
 
 def _warn(event: str, **fields: Any) -> None:
@@ -58,15 +58,15 @@ def build_chat_request(
     body["stream"] = stream
     if stream and profile.request_stream_usage:
         body["stream_options"] = {"include_usage": True}
-    _set(body, "temperature", options.temperature)
-    _set(body, "top_p", options.top_p)
-    _set(body, "top_k", options.top_k)
-    _set(body, profile.max_tokens_field, options.max_output_tokens)
+    set_if_given(body, "temperature", options.temperature)
+    set_if_given(body, "top_p", options.top_p)
+    set_if_given(body, "top_k", options.top_k)
+    set_if_given(body, profile.max_tokens_field, options.max_output_tokens)
     if options.stop_sequences:
         body["stop"] = list(options.stop_sequences)
-    _set(body, "seed", options.seed)
-    _set(body, "frequency_penalty", options.frequency_penalty)
-    _set(body, "presence_penalty", options.presence_penalty)
+    set_if_given(body, "seed", options.seed)
+    set_if_given(body, "frequency_penalty", options.frequency_penalty)
+    set_if_given(body, "presence_penalty", options.presence_penalty)
     tools = options.tool_declarations()
     if tools:  # never `tools: []`: vLLM rejects it
         body["tools"] = [tool.to_openai() for tool in tools]
@@ -82,16 +82,19 @@ def build_chat_request(
             # shared by streamed and non-streamed calls must not carry it into the latter.
             _warn("oaicompat.request.extra_key_ignored", key=key, reason="not streaming")
             continue
-        _merge_extra(body, key, value)
+        merge_extra(body, key, value, _CORE_KEYS)
     return body
 
 
-def _set(body: dict[str, Any], key: str, value: Any) -> None:
+def set_if_given(body: dict[str, Any], key: str, value: Any) -> None:
     if value is not None:
         body[key] = value
 
 
-def _merge_extra(body: dict[str, Any], key: str, value: Any) -> None:
+def merge_extra(body: dict[str, Any], key: str, value: Any, core_keys: frozenset[str]) -> None:
+    """A caller's extra body key: added when absent, merged into a dict the client built
+    (``stream_options``), otherwise the client's value stays and the clash is logged once per
+    request. Shared by the chat and Responses request builders."""
     if key not in body:
         body[key] = value
         return
@@ -101,7 +104,7 @@ def _merge_extra(body: dict[str, Any], key: str, value: Any) -> None:
         for inner, inner_value in value.items():
             current.setdefault(inner, inner_value)
         return
-    if key in _CORE_KEYS or current != value:
+    if key in core_keys or current != value:
         _warn("oaicompat.request.extra_key_ignored", key=key, reason="set by the client")
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from providers.contents import UsageDetails
 
-__all__ = ["parse_usage"]
+__all__ = ["collect_counts", "parse_usage"]
 
 _MAPPED = frozenset(
     {
@@ -52,7 +52,7 @@ def parse_usage(usage: Mapping[str, Any]) -> UsageDetails | None:
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
     extra: dict[str, int] = {}
-    _collect(usage, "", extra)
+    collect_counts(usage, _MAPPED, "", extra)
     return UsageDetails(
         input_token_count=prompt,
         output_token_count=completion,
@@ -63,11 +63,15 @@ def parse_usage(usage: Mapping[str, Any]) -> UsageDetails | None:
     )
 
 
-def _collect(obj: Mapping[str, Any], prefix: str, out: dict[str, int]) -> None:
+def collect_counts(
+    obj: Mapping[str, Any], mapped: frozenset[str], prefix: str, out: dict[str, int]
+) -> None:
+    """Every integer count under ``obj`` not already in a named field (``mapped``), by dotted
+    path: servers add their own (SGLang's ``reasoning_tokens``), and none is dropped."""
     for key, value in obj.items():
         path = prefix + key
         if type(value) is int:
-            if path not in _MAPPED:
+            if path not in mapped:
                 out[path] = value
         elif isinstance(value, Mapping):
-            _collect(value, path + ".", out)
+            collect_counts(value, mapped, path + ".", out)

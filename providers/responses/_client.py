@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -29,7 +28,6 @@ from providers.chat_client import ChatInput
 from providers.chat_response import ChatResponse, ChatResponseUpdate
 from providers.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
 from providers.contents import UsageContent
-from providers.endpoint import Endpoint
 from providers.errors import (
     InvalidRequestError,
     ProviderError,
@@ -37,6 +35,7 @@ from providers.errors import (
     parse_error_body,
     retry_after_from_headers,
 )
+from providers.http_client_base import HttpClientBase
 from providers.messages import ChatMessage
 from providers.options import ChatOptions
 from providers.profiles import BackendProfile, profile_for
@@ -50,7 +49,7 @@ from providers.responses._transport import ResponsesTransport
 from providers.timeouts import Timeouts, budget_error
 
 if TYPE_CHECKING:
-    from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
+    pass
 
 __all__ = ["STORE_UNAVAILABLE_EVENT", "OpenAiCompatibleResponsesClient"]
 
@@ -74,7 +73,7 @@ class _Prepared:
     stored: bool  # a turn the conversation chain may continue from
 
 
-class OpenAiCompatibleResponsesClient:
+class OpenAiCompatibleResponsesClient(HttpClientBase):
     """A ``ChatClient`` over ``POST {base_url}/responses``.
 
     The constructor follows ``OpenAiCompatibleChatClient`` (``base_url``, ``model_id``,
@@ -109,9 +108,17 @@ class OpenAiCompatibleResponsesClient:
         replays_function_calls: bool | None = None,
         capability_overrides: Mapping[str, Any] | None = None,
     ) -> None:
-        self.endpoint = Endpoint.from_base_url(base_url)
+        super().__init__(
+            base_url,
+            model_id,
+            api_key,
+            http_client=http_client,
+            timeout=timeout,
+            timeouts=timeouts,
+            headers=headers,
+            capability_overrides=capability_overrides,
+        )
         self.url = f"{self.endpoint.api_base}/responses"
-        self.model_id = model_id
         self.profile = profile_for(backend)
         self.merge_system_messages = (
             self.profile.merge_system_messages
@@ -131,27 +138,14 @@ class OpenAiCompatibleResponsesClient:
             else replays_function_calls
         )
         self._store_usable = True
-        request_headers = {"Accept": "application/json, text/event-stream"}
-        request_headers.update(headers or {})
-        if api_key and api_key.strip():
-            request_headers["Authorization"] = f"Bearer {api_key.strip()}"
-        self._headers = request_headers
-        self._api_key = api_key
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(timeout=timeout)
-        if timeouts is None:
-            timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)
-        self.timeouts = timeouts
         self._transport = ResponsesTransport(
             self._http,
             url=self.url,
             backend=self.profile.name,
-            headers=request_headers,
-            timeouts=timeouts,
+            headers=self._headers,
+            timeouts=self.timeouts,
             status_error=self._status_error,
         )
-        self._capability_overrides = capability_overrides
-        self._resolver: OpenAiCompatibleCapabilityResolver | None = None
 
     def __repr__(self) -> str:
         # Never the headers: they hold the API key.
@@ -160,37 +154,6 @@ class OpenAiCompatibleResponsesClient:
             f"model_id={self.model_id!r}, backend={self.profile.name!r}, "
             f"conversation_mode={self.conversation_mode.value!r})"
         )
-
-    async def __aenter__(self) -> OpenAiCompatibleResponsesClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        if self._owns_http:
-            await self._http.aclose()
-
-    async def get_capabilities(self, *, refresh: bool = False) -> ModelCapabilities:
-        """What the server says about the model, as ``OpenAiCompatibleChatClient`` reports it."""
-        if self._resolver is None:
-            from capabilities import OpenAiCompatibleCapabilityResolver
-
-            self._resolver = OpenAiCompatibleCapabilityResolver(
-                self.endpoint,
-                http_client=self._http,
-                api_key=self._api_key,
-                overrides=self._capability_overrides,
-                headers={k: v for k, v in self._headers.items() if k != "Authorization"},
-            )
-        if refresh:
-            self._resolver.invalidate()
-        return await self._resolver.resolve(self.model_id)
 
     # --- requests ------------------------------------------------------------------------------
 

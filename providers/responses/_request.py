@@ -10,10 +10,11 @@ habit ``reasoning_effort`` becomes ``reasoning.effort``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from providers.options import ChatOptions, ChatResponseFormat, ChatToolMode, ToolDeclaration
+from providers.request import merge_extra, set_if_given
 from providers.responses._items import Item
 
 __all__ = ["build_responses_request"]
@@ -22,12 +23,6 @@ __all__ = ["build_responses_request"]
 _CORE_KEYS = frozenset(
     {"model", "input", "instructions", "stream", "tools", "tool_choice", "previous_response_id"}
 )
-
-
-def _warn(event: str, **fields: Any) -> None:
-    import structlog  # ~25 ms of cold import, needed only for a malformed request
-
-    structlog.get_logger(__name__).warning(event, **fields)
 
 
 def build_responses_request(
@@ -58,15 +53,15 @@ def build_responses_request(
         body["store"] = store
     if background and "background" not in extras:
         body["background"] = True
-    _set(body, "temperature", options.temperature)
-    _set(body, "top_p", options.top_p)
-    _set(body, "top_k", options.top_k)  # vLLM and SGLang extension
-    _set(body, "max_output_tokens", options.max_output_tokens)
+    set_if_given(body, "temperature", options.temperature)
+    set_if_given(body, "top_p", options.top_p)
+    set_if_given(body, "top_k", options.top_k)  # vLLM and SGLang extension
+    set_if_given(body, "max_output_tokens", options.max_output_tokens)
     if options.stop_sequences:
         body["stop"] = list(options.stop_sequences)  # vLLM and SGLang extension
-    _set(body, "seed", options.seed)
-    _set(body, "frequency_penalty", options.frequency_penalty)
-    _set(body, "presence_penalty", options.presence_penalty)
+    set_if_given(body, "seed", options.seed)
+    set_if_given(body, "frequency_penalty", options.frequency_penalty)
+    set_if_given(body, "presence_penalty", options.presence_penalty)
     tools = options.tool_declarations()
     if tools:  # never `tools: []`, as on the chat path
         body["tools"] = [_tool(tool) for tool in tools]
@@ -81,26 +76,8 @@ def build_responses_request(
         reasoning = extras.get("reasoning")
         extras["reasoning"] = {"effort": effort, **(reasoning or {})}
     for key, value in extras.items():
-        _merge_extra(body, key, value)
+        merge_extra(body, key, value, _CORE_KEYS)
     return body
-
-
-def _set(body: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None:
-        body[key] = value
-
-
-def _merge_extra(body: dict[str, Any], key: str, value: Any) -> None:
-    if key not in body:
-        body[key] = value
-        return
-    current = body[key]
-    if isinstance(current, dict) and isinstance(value, Mapping):
-        for inner, inner_value in value.items():
-            current.setdefault(inner, inner_value)
-        return
-    if key in _CORE_KEYS or current != value:
-        _warn("oaicompat.request.extra_key_ignored", key=key, reason="set by the client")
 
 
 def _tool(tool: ToolDeclaration) -> dict[str, Any]:

@@ -9,7 +9,6 @@ conversations or stored responses; the client decides what to send and where.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -18,9 +17,10 @@ import httpx
 
 from providers.chat_response import ChatResponseUpdate
 from providers.errors import ProviderError
+from providers.http_client_base import fetch_whole, url_for_errors
 from providers.responses._stream import ResponsesStreamState, loads_object
 from providers.sse import SseDecoder
-from providers.timeouts import Timeouts, Watchdog, budget_error
+from providers.timeouts import Timeouts, Watchdog
 from providers.transport_errors import TransportErrorMapping
 
 __all__ = ["ResponsesTransport", "StatusError"]
@@ -56,8 +56,7 @@ class ResponsesTransport:
         self.timeouts = timeouts
         self._httpx_timeout = timeouts.httpx_timeout()
         self._status_error = status_error
-        # Error messages name the URL; never with credentials someone put in it.
-        self._url_for_errors = str(httpx.URL(url).copy_with(username=None, password=None))
+        self._url_for_errors = url_for_errors(url)
 
     def _error_mapping(
         self, state: ResponsesStreamState | None = None, watch: Watchdog | None = None
@@ -78,27 +77,17 @@ class ResponsesTransport:
         Only the ``connect`` and ``total`` budgets apply: no byte flows until the answer is
         complete, so there is no first token or gap to time.
         """
-        stamps = {"request_sent": time.monotonic()}
-        with self._error_mapping():
-            try:
-                async with (
-                    asyncio.timeout(self.timeouts.total),
-                    self._http.stream(
-                        method, url, json=body, headers=self._headers, timeout=self._httpx_timeout
-                    ) as response,
-                ):
-                    stamps["response_headers"] = time.monotonic()
-                    pieces: list[bytes] = []
-                    async for piece in response.aiter_bytes():
-                        if not pieces:
-                            stamps["first_byte"] = time.monotonic()
-                        pieces.append(piece)
-                    content = b"".join(pieces)
-                    stamps["response_end"] = time.monotonic()
-            except TimeoutError as exc:
-                if isinstance(exc, ProviderError):
-                    raise
-                raise budget_error("total", self.timeouts.total, self._backend) from None
+        response, content, stamps = await fetch_whole(
+            self._http,
+            method,
+            url,
+            body=body,
+            headers=self._headers,
+            httpx_timeout=self._httpx_timeout,
+            total=self.timeouts.total,
+            backend=self._backend,
+            mapping=self._error_mapping(),
+        )
         if response.status_code >= 400:
             raise self._status_error(response.status_code, content, response.headers)
         return loads_object(content, self._backend), stamps

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from providers.contents import UsageDetails
+from providers.usage import collect_counts
 
 __all__ = ["parse_responses_usage"]
 
@@ -45,7 +46,7 @@ def parse_responses_usage(usage: Mapping[str, Any]) -> UsageDetails | None:
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
     extra: dict[str, int] = {}
-    _collect(usage, "", extra)
+    collect_counts(usage, _MAPPED, "", extra)
     return UsageDetails(
         input_token_count=prompt,
         output_token_count=completion,
@@ -54,13 +55,3 @@ def parse_responses_usage(usage: Mapping[str, Any]) -> UsageDetails | None:
         reasoning_token_count=_detail(usage.get("output_tokens_details"), "reasoning_tokens"),
         additional_counts=extra or None,
     )
-
-
-def _collect(obj: Mapping[str, Any], prefix: str, out: dict[str, int]) -> None:
-    for key, value in obj.items():
-        path = prefix + key
-        if type(value) is int:
-            if path not in _MAPPED:
-                out[path] = value
-        elif isinstance(value, Mapping):
-            _collect(value, path + ".", out)

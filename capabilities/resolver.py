@@ -33,6 +33,7 @@ from capabilities.models import CapabilityOverrides, ModelCapabilities, Resolved
 from capabilities.payloads import PARSERS, Findings, ModelsListing, first_version, parse_models
 from capabilities.probes import DEFAULT_PROBE_TIMEOUT, PROBES, Prober, run_probe
 from providers.endpoint import Endpoint
+from providers.stale_connections import new_http_client
 
 __all__ = ["OpenAiCompatibleCapabilityResolver"]
 
@@ -72,7 +73,7 @@ class OpenAiCompatibleCapabilityResolver:
             request_headers["Authorization"] = f"Bearer {api_key.strip()}"
         self._headers = request_headers
         self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient()
+        self._http = http_client or new_http_client()
         self._cache: dict[tuple[str, str | None], ModelCapabilities] = {}
         self._locks: dict[tuple[str, str | None], asyncio.Lock] = {}
 

@@ -18,6 +18,7 @@ import httpx
 
 from providers.endpoint import Endpoint
 from providers.errors import ProviderError
+from providers.stale_connections import new_http_client
 from providers.timeouts import Timeouts, budget_error
 from providers.transport_errors import TransportErrorMapping
 
@@ -60,7 +61,7 @@ class HttpClientBase:
         self._headers = request_headers
         self._api_key = api_key
         self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(timeout=timeout)
+        self._http = http_client or new_http_client(timeout)
         if timeouts is None:
             timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)
         self.timeouts = timeouts

@@ -28,6 +28,7 @@ import httpx
 
 from providers.endpoint import Endpoint
 from providers.errors import InvalidResponseError, ProviderConnectionError
+from providers.stale_connections import new_http_client
 
 __all__ = [
     "KEPT_HEADERS",
@@ -231,7 +232,7 @@ async def _http(client: httpx.AsyncClient | None) -> AsyncIterator[httpx.AsyncCl
     if client is not None:
         yield client
         return
-    async with httpx.AsyncClient(timeout=RECORD_TIMEOUT) as owned:
+    async with new_http_client(RECORD_TIMEOUT) as owned:
         yield owned
 
 

@@ -1,0 +1,104 @@
+"""Resend a request that met a keep-alive connection the server had already given up on.
+
+llama-server closes the TCP connection a few milliseconds after every streamed response while
+still advertising ``Keep-Alive: timeout=5, max=100``, and uvicorn (vLLM, SGLang) closes idle ones
+after its keep-alive timeout. A client that sends its next request at that moment writes onto a
+socket the server is closing, and the request dies with "Server disconnected without sending a
+response" (measured: 33 of 300 back-to-back streamed requests to llama-server b8000+). Nothing
+reached a model, so this is not a backend failure for ``RetryPolicy`` to back off from: the
+request is sent again at once on a new connection, the way browsers and Go's ``net/http`` do.
+
+Only when the failed attempt went out on a *reused* connection, before any response byte, and
+with a body that can be sent twice. A fresh connection that fails is a real failure and surfaces
+unchanged. Whether a connection was reused is read from httpcore's public ``trace`` extension
+(no ``connection.connect_tcp`` event means the pool handed out an open connection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+import structlog
+
+__all__ = ["StaleConnectionResend", "new_http_client"]
+
+_log = structlog.get_logger("oaicompat.http")
+
+_MAX_RESENDS = 2
+"""After a burst of streams, several pooled connections can be stale at once; two resends cover
+the realistic case without looping on a server that drops every request."""
+
+_STALE_ERRORS = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+"""What writing onto, or reading the status line from, a socket the peer closed raises."""
+
+_CONNECT_EVENTS = frozenset(
+    {"connection.connect_tcp.started", "connection.connect_unix_socket.started"}
+)
+
+TraceCallback = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
+class _ConnectionTrace:
+    """Notes whether this attempt opened a connection; forwards every event to the caller's
+    own ``trace`` callback when there is one."""
+
+    __slots__ = ("_forward", "opened")
+
+    def __init__(self, forward: TraceCallback | None) -> None:
+        self._forward = forward
+        self.opened = False
+
+    async def __call__(self, event: str, info: dict[str, Any]) -> None:
+        if event in _CONNECT_EVENTS:
+            self.opened = True
+        if self._forward is not None:
+            await self._forward(event, info)
+
+
+class StaleConnectionResend(httpx.AsyncBaseTransport):
+    """A transport that resends a request once its pooled connection proves closed."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
+        self._inner = inner if inner is not None else httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if not isinstance(request.stream, httpx.ByteStream):
+            return await self._inner.handle_async_request(request)  # a body we cannot replay
+        caller_trace = request.extensions.get("trace")
+        for resend in range(_MAX_RESENDS + 1):
+            trace = _ConnectionTrace(caller_trace)
+            request.extensions = {**request.extensions, "trace": trace}
+            try:
+                return await self._inner.handle_async_request(request)
+            except _STALE_ERRORS as exc:
+                if trace.opened or resend == _MAX_RESENDS:
+                    raise
+                _log.debug(
+                    "http.stale_connection.resent",
+                    url=str(request.url.copy_with(username=None, password=None, query=None)),
+                    error=type(exc).__name__,
+                    resend=resend + 1,
+                )
+            finally:
+                _restore_trace(request, caller_trace)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _restore_trace(request: httpx.Request, caller_trace: Any) -> None:
+    extensions = dict(request.extensions)
+    if caller_trace is None:
+        extensions.pop("trace", None)
+    else:
+        extensions["trace"] = caller_trace
+    request.extensions = extensions
+
+
+def new_http_client(timeout: httpx.Timeout | float | None = 5.0) -> httpx.AsyncClient:
+    """The ``httpx.AsyncClient`` the library makes when the caller passes none (``None`` means
+    no timeout, as in httpx; 5 s is httpx's own default)."""
+    return httpx.AsyncClient(timeout=timeout, transport=StaleConnectionResend())

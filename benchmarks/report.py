@@ -198,7 +198,7 @@ def render(report: dict[str, Any], specs: Sequence[ClientSpec], targets: Sequenc
             env_ms = row["environment_ms"]
             env_text = "       —   " if env_ms is None else f"{env_ms:8.1f} ms"
             lines.append(
-                f"  import {module:<12} {row['cached_ms']:8.1f} ms  {env_text}"
+                f"  import {module:<16} {row['cached_ms']:8.1f} ms  {env_text}"
                 f"   ({row['modules_in_sys_modules']} modules loaded)"
             )
         breakdown = report.get("import_breakdown", {}).get("providers")

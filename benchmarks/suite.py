@@ -90,7 +90,10 @@ def run_suite(options: Options) -> tuple[dict[str, Any], int]:
 
         if options.imports:
             phase = time.perf_counter()
-            modules = ["providers", "httpx"] + (["openai"] if registry["openai"].session else [])
+            # providers.client: what the first client adds (httpx, asyncio), shown beside the
+            # target's `import providers`, which loads the HTTP stack only on first use.
+            modules = ["providers", "providers.client", "httpx"]
+            modules += ["openai"] if registry["openai"].session else []
             report["imports"] = measure_import(
                 modules, options.import_runs, environment=not options.quick
             )

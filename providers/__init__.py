@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from providers._open_values import ChatFinishReason, ChatRole
 from providers.chat_client import ChatClient, ChatInput
 from providers.chat_response import ChatResponse, ChatResponseUpdate
-from providers.client import DEFAULT_TIMEOUT, OpenAiCompatibleChatClient, Timeouts
 from providers.contents import (
     AIContent,
     DataContent,
@@ -22,7 +21,6 @@ from providers.contents import (
     UsageContent,
     UsageDetails,
 )
-from providers.endpoint import Endpoint
 from providers.errors import (
     ApiStatusError,
     AuthenticationError,
@@ -48,7 +46,9 @@ from providers.profiles import BackendProfile, profile_for
 from providers.sse import ServerSentEvent, SseDecoder
 
 if TYPE_CHECKING:
+    from providers.client import DEFAULT_TIMEOUT, OpenAiCompatibleChatClient, Timeouts
     from providers.config import BackendConfig, OaicompatConfig, client_for, load_config
+    from providers.endpoint import Endpoint
     from providers.factory import ExtraBodyChatClient, create_chat_client
     from providers.responses import (
         ConversationMode,
@@ -58,9 +58,14 @@ if TYPE_CHECKING:
     from providers.retry import RetryingChatClient, RetryPolicy
     from providers.text_recovery import TextRecoveryChatClient
 
-# Layers whose dependencies cost cold-import time (tenacity and structlog for retry, the parser
-# registry for recovery) load on first use.
+# What costs cold-import time loads on first use: the HTTP client (httpx and asyncio, about two
+# thirds of it), tenacity and structlog for retry, the parser registry for recovery. The chat
+# abstractions stay eager, so code that only handles messages and updates never pays for them.
 _LAZY = {
+    "DEFAULT_TIMEOUT": "providers.client",
+    "Endpoint": "providers.endpoint",
+    "OpenAiCompatibleChatClient": "providers.client",
+    "Timeouts": "providers.client",
     "BackendConfig": "providers.config",
     "ExtraBodyChatClient": "providers.factory",
     "OaicompatConfig": "providers.config",

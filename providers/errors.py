@@ -46,16 +46,12 @@ untouched body is kept in ``body`` for whoever needs it.
 
 from __future__ import annotations
 
-import email.utils
-import html
 import json
 import math
 import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC
-from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -355,6 +351,8 @@ def _excerpt(text: str) -> str:
     cost more than linear time on a hostile page.
     """
     visible = _TAG.sub(" ", _without_hidden(text[:65536]))
+    import html  # error pages only: kept off `import providers`
+
     collapsed = " ".join(html.unescape(visible).split())
     return collapsed[:_EXCERPT] + ("…" if len(collapsed) > _EXCERPT else "")
 
@@ -524,6 +522,8 @@ def _status_from(code: Any, error_type: str | None) -> int | None:
     for candidate in (error_type, code):
         if isinstance(candidate, str):
             name = candidate.upper().replace(" ", "_")
+            from http import HTTPStatus
+
             if name in HTTPStatus.__members__:
                 return int(HTTPStatus[name])
     return None
@@ -652,6 +652,9 @@ def retry_after_from_headers(
     if seconds is not None:
         return max(0.0, seconds)
     try:
+        import email.utils  # HTTP-dates are rare; email costs ~15 ms of `import providers`
+        from datetime import UTC
+
         when = email.utils.parsedate_to_datetime(value.strip())
     except (TypeError, ValueError, IndexError):
         return None

@@ -20,11 +20,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
-import structlog
 
 __all__ = ["StaleConnectionResend", "new_http_client"]
-
-_log = structlog.get_logger("oaicompat.http")
 
 _MAX_RESENDS = 2
 """After a burst of streams, several pooled connections can be stale at once; two resends cover
@@ -75,7 +72,9 @@ class StaleConnectionResend(httpx.AsyncBaseTransport):
             except _STALE_ERRORS as exc:
                 if trace.opened or resend == _MAX_RESENDS:
                     raise
-                _log.debug(
+                import structlog  # only here: rare, and ~25 ms off `import providers`
+
+                structlog.get_logger("oaicompat.http").debug(
                     "http.stale_connection.resent",
                     url=str(request.url.copy_with(username=None, password=None, query=None)),
                     error=type(exc).__name__,

@@ -179,7 +179,10 @@ class ChatResponseBuilder:
                 self.substantive = True
                 run = self._run
                 if run is not None and run.kind is kind:
-                    run.texts.append(content.text)  # type: ignore[attr-defined]
+                    texts = run.texts
+                    texts.append(content.text)  # type: ignore[attr-defined]
+                    if len(texts) == _RUN_BLOCK:
+                        run.compact()
                 else:
                     run = self._run = _Run(kind, content)
                     contents.append(run)
@@ -245,27 +248,45 @@ class ChatResponseBuilder:
 
 
 class _Run:
-    """Adjacent text (or adjacent reasoning) of one choice, as its strings.
+    """Adjacent text (or adjacent reasoning) of one choice.
 
-    A stream of thousands of deltas keeps one string per delta until the response is built,
-    not a content object per delta as well (about 64 bytes each, held twice while a client and
-    its caller both keep a builder). The run keeps the first content's
-    ``additional_properties``; ``raw`` is dropped because it no longer describes one server
-    object (the response keeps every raw chunk).
+    Deltas are a few characters each, and a str object costs about 50 bytes before its first
+    character, so a run keeps at most ``_RUN_BLOCK`` of them and joins them into a block as they
+    fill: a stream of thousands of deltas holds about its text's size instead of ten times it,
+    and no content object per delta either (the client and its caller each keep a builder, so
+    this is paid twice per stream). The run keeps the first content's ``additional_properties``;
+    ``raw`` is dropped because it no longer describes one server object (the response keeps
+    every raw chunk).
     """
 
-    __slots__ = ("kind", "props", "texts")
+    __slots__ = ("blocks", "kind", "props", "texts")
 
     def __init__(self, kind: type[TextContent] | type[TextReasoningContent], first: AIContent):
         self.kind = kind
         self.props = first.additional_properties
         self.texts: list[str] = [first.text]  # type: ignore[attr-defined]
+        self.blocks: list[str] | None = None
+
+    def compact(self) -> None:
+        """Join the pending deltas into one block (linear: blocks are never joined again)."""
+        block = "".join(self.texts)
+        if self.blocks is None:
+            self.blocks = [block]
+        else:
+            self.blocks.append(block)
+        self.texts.clear()
 
     def content(self) -> AIContent:
         texts = self.texts
-        return self.kind(
-            texts[0] if len(texts) == 1 else "".join(texts), additional_properties=self.props
-        )
+        if self.blocks is not None:
+            text = "".join(self.blocks) + "".join(texts)
+        else:
+            text = texts[0] if len(texts) == 1 else "".join(texts)
+        return self.kind(text, additional_properties=self.props)
+
+
+_RUN_BLOCK = 32
+"""Deltas a run holds before joining them: bounds the per-delta overhead at 1/32 of a str's."""
 
 
 def _contents(entries: list[AIContent | _Run]) -> list[AIContent]:

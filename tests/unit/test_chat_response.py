@@ -28,8 +28,16 @@ def reasoning(value: str, **kwargs: Any) -> ChatResponseUpdate:
     return ChatResponseUpdate([TextReasoningContent(value)], **kwargs)
 
 
-def usage(**counts: int | None) -> ChatResponseUpdate:
-    return ChatResponseUpdate([UsageContent(UsageDetails(**counts))])
+def usage(
+    input_token_count: int | None = None,
+    output_token_count: int | None = None,
+    total_token_count: int | None = None,
+    cached_input_token_count: int | None = None,
+) -> ChatResponseUpdate:
+    details = UsageDetails(
+        input_token_count, output_token_count, total_token_count, cached_input_token_count
+    )
+    return ChatResponseUpdate([UsageContent(details)])
 
 
 def test_adjacent_text_merged() -> None:
@@ -279,3 +287,24 @@ def test_streamed_and_non_streamed_give_equal_responses() -> None:
     ]
     assert streamed.raw != whole.raw  # raw differs by nature and is excluded from equality
     assert streamed == whole
+
+
+def test_long_runs_are_joined_in_blocks_without_losing_order_or_kind() -> None:
+    """Runs join their deltas in blocks as they fill; a build() midway must not disturb that."""
+    from providers.chat_response import ChatResponseBuilder
+
+    builder = ChatResponseBuilder()
+    expected_reasoning = [f"r{i} " for i in range(70)]
+    expected_text = [f"{i}," for i in range(100)]
+    for piece in expected_reasoning:
+        builder.add(reasoning(piece))
+    for i, piece in enumerate(expected_text):
+        builder.add(text(piece))
+        if i == 50:
+            midway = builder.build()
+            assert midway.text == "".join(expected_text[:51])
+    response = builder.build()
+    assert response.reasoning == "".join(expected_reasoning)
+    assert response.text == "".join(expected_text)
+    kinds = [type(c) for c in response.messages[0].contents]
+    assert kinds == [TextReasoningContent, TextContent]

@@ -146,6 +146,14 @@ class ChunkNormalizer:
         """Normalise one streamed chunk (``chat.completion.chunk``)."""
         return self._normalize(chunk, "delta")
 
+    def writing_tool_call(self) -> bool:
+        """Have tool-call deltas arrived that no update has carried yet?
+
+        A call becomes a ``FunctionCallContent`` only when it is complete, but its deltas are
+        the model's output all the same: the first-token budget must stop at the first of them.
+        """
+        return any(self._tools.values())
+
     def finish(self) -> list[ChatResponseUpdate]:
         """Tool calls still pending at the end of the stream (no finish chunk came for them)."""
         updates = []

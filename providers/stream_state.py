@@ -77,8 +77,11 @@ class StreamState:
         return self._partial
 
     def has_token(self) -> bool:
-        """Has a substantive update been received? (Asked only near a deadline.)"""
-        return self._partial is not None and self._partial.substantive
+        """Has output started: a substantive update, or a tool call still being written?
+        (Asked only near a deadline.)"""
+        if self._partial is not None and self._partial.substantive:
+            return True
+        return self.normalizer is not None and self.normalizer.writing_tool_call()
 
     def consume(self, events: list[str]) -> Iterator[ChatResponseUpdate]:
         """The updates of the events' data, lazily (the read loop inlines the same steps)."""

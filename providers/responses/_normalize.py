@@ -111,6 +111,11 @@ class ResponsesEventNormalizer:
             return [self._update([], payload)]
         return [handler(self, payload)]
 
+    def writing_tool_call(self) -> bool:
+        """Is a function call being written (its item or argument deltas seen, not yet done)?
+        Its deltas are output for the first-token budget, as on the chat path."""
+        return bool(self._calls)
+
     def finish(self) -> list[ChatResponseUpdate]:
         """Function calls not released when the stream ended (it was cut): a done item as the
         server gave it, calls still being assembled with ``error``."""

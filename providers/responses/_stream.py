@@ -35,7 +35,7 @@ class ResponsesStreamState:
         return self.normalizer.terminal
 
     def has_token(self) -> bool:
-        return self.partial.substantive
+        return self.partial.substantive or self.normalizer.writing_tool_call()
 
     def consume(self, events: list[ServerSentEvent]) -> Iterator[ChatResponseUpdate]:
         # Lazily, one by one, as on the chat path: updates before a failure event in the same

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from providers import OpenAiCompatibleChatClient
+from providers import FunctionCallContent, OpenAiCompatibleChatClient
 from providers.client import DEFAULT_TIMEOUT, Timeouts
 from providers.errors import ConfigurationError, ProviderConnectionError, ProviderTimeoutError
 from tests.faults.helpers import (
@@ -27,13 +27,14 @@ from tests.faults.helpers import (
     PROMPT,
     ROLE,
     STOP,
+    TOOL_DONE,
     Waits,
     client_for,
     consume,
     seen_text,
     stream_reply,
 )
-from tests.faults.server import GATE, FaultServer, Reply
+from tests.faults.server import GATE, FaultServer, Reply, chunk, sse
 
 
 async def test_stall_longer_than_the_idle_budget_keeps_the_partial() -> None:
@@ -84,6 +85,35 @@ async def test_keepalives_do_not_stop_the_first_token_budget() -> None:
     assert 0.3 <= elapsed < 2.0
     assert server.attempts == 1  # not retried: the server was working on it
     assert waits == []
+
+
+async def test_a_tool_call_written_slowly_is_output_for_the_first_token_budget() -> None:
+    # Its deltas become a FunctionCallContent only when the call is complete; a long call (a
+    # file's content as an argument) may take longer than the first-token budget to write.
+    waits = Waits()
+
+    def arguments(text: str) -> bytes:
+        return sse(chunk({"tool_calls": [{"index": 0, "function": {"arguments": text}}]}))
+
+    start = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "get_weather"}}
+    pieces: list[bytes | float] = [
+        ROLE,
+        sse(chunk({"tool_calls": [start]})),
+        arguments('{"city": '),
+    ]
+    for _ in range(12):  # 0.6 s of deltas, none longer apart than 0.05 s
+        pieces += [0.05, arguments(" ")]
+    pieces += [arguments('"Paris"}'), TOOL_DONE, DONE]
+    slow_call = Reply(pieces=pieces)
+    async with (
+        FaultServer([slow_call]) as server,
+        client_for(server.base_url, waits, first_token=0.2, idle=0.5) as client,
+    ):
+        updates, error = await consume(client.get_streaming_response(PROMPT))
+    assert error is None
+    calls = [c for u in updates for c in u.contents if isinstance(c, FunctionCallContent)]
+    assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"})]
+    assert server.attempts == 1
 
 
 async def test_trickling_stream_hits_the_total_deadline() -> None:

@@ -492,3 +492,36 @@ async def test_text_recovery_applies_to_output_text() -> None:
     assert isinstance(recovered, FunctionCallContent)
     assert (recovered.name, recovered.arguments) == ("get_weather", {"city": "Paris"})
     assert response.finish_reason == ChatFinishReason.TOOL_CALLS
+
+
+@respx.mock
+async def test_a_slowly_written_call_is_output_for_the_first_token_budget() -> None:
+    """Argument deltas count as the first token, as on the chat path, though the call becomes
+    a FunctionCallContent only once it is done."""
+    item = {**call(), "arguments": "", "status": "in_progress"}
+
+    class SlowCall(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            import asyncio
+
+            yield sse({"type": "response.created", "response": response_object()})
+            yield sse({"type": "response.output_item.added", "output_index": 0, "item": item})
+            for piece in ['{"city":', *[" "] * 10, ' "Paris"}']:
+                await asyncio.sleep(0.05)  # 0.6 s in all; never 0.2 s apart
+                delta = {"item_id": "fc_1", "output_index": 0, "delta": piece}
+                yield sse({"type": "response.function_call_arguments.delta", **delta})
+            done = {"type": "response.output_item.done", "output_index": 0, "item": call()}
+            final = response_object(output=[call()])
+            yield sse(done, {"type": "response.completed", "response": final})
+
+    respx.post(URL).mock(
+        return_value=httpx.Response(
+            200, stream=SlowCall(), headers={"content-type": "text/event-stream"}
+        )
+    )
+    timeouts = Timeouts(first_token=0.2, idle=0.5, total=5)
+    async with OpenAiCompatibleResponsesClient(BASE, timeouts=timeouts) as client:
+        response = ChatResponse.from_updates(await collect(client))
+    assert [(c.name, c.arguments) for c in response.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]

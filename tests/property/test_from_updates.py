@@ -18,7 +18,7 @@ from providers.contents import AIContent
 
 SETTINGS = settings(max_examples=200, deadline=None)
 
-_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=8)
+_TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=8)
 
 
 @SETTINGS
@@ -29,7 +29,7 @@ def test_text_equals_the_concatenation(deltas: list[str]) -> None:
 
 
 # Non-empty, as the normaliser makes them: it never emits an empty text or reasoning content.
-_NONEMPTY = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=8)
+_NONEMPTY = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=8)
 _PIECE = st.one_of(
     _NONEMPTY.map(TextContent),
     _NONEMPTY.map(TextReasoningContent),

@@ -19,13 +19,13 @@ from providers.sse import ServerSentEvent, SseDecoder
 SETTINGS = settings(max_examples=200, deadline=None)
 
 # Any character except the three that end lines; surrogates cannot be encoded.
-_LINE_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n")
+_LINE_CHARS = st.characters(exclude_categories=["Cs"], exclude_characters="\r\n")
 _TRICKY = st.sampled_from(
     ["\u2028", "\u2029", "\u0085", "\ufeff", "é", "€", "😀", ":", " ", "\x00"]
 )
 _VALUE = st.lists(st.one_of(_LINE_CHARS, _TRICKY), max_size=12).map("".join)
 _NAME = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x00"),
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\r\n\x00"),
     max_size=6,
 )
 _ENDING = st.sampled_from(["\n", "\r", "\r\n"])
@@ -73,7 +73,8 @@ def streams(draw: st.DrawFn) -> tuple[bytes, list[ServerSentEvent]]:
         lines.append("")  # the blank line dispatching the event
         if spec.data:
             expected.append(ServerSentEvent("\n".join(spec.data), spec.event or "message", last_id))
-    if lines and draw(st.booleans()):
+    drop_last_blank: bool = draw(st.booleans())
+    if lines and drop_last_blank:
         lines.pop()  # no final blank line: the pending event is still dispatched at the end
     text_parts: list[str] = []
     previous = ""
@@ -83,7 +84,8 @@ def streams(draw: st.DrawFn) -> tuple[bytes, list[ServerSentEvent]]:
             ending = "\r\n"  # "\r" + "\n" would be one line end, merging the blank line away
         text_parts.append(line + ending)
         previous = ending
-    if text_parts and draw(st.booleans()):
+    drop_last_ending: bool = draw(st.booleans())
+    if text_parts and drop_last_ending:
         text_parts[-1] = text_parts[-1].rstrip("\r\n")  # the very last line end is optional
         if text_parts[-1] == "" and lines[-1] == "":
             text_parts.pop()  # an unterminated empty line is no line at all

@@ -14,7 +14,7 @@ from providers import ChatResponse, ChunkNormalizer, SseDecoder
 
 SETTINGS = settings(max_examples=200, deadline=None)
 
-_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=6)
+_TEXT = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=6)
 _JSON_VALUE = st.recursive(
     st.none() | st.booleans() | st.integers(-1000, 1000) | _TEXT,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),

@@ -38,6 +38,18 @@ __all__ = ["TextRecoveryChatClient"]
 
 OFF = "off"
 AUTO = "auto"
+_PARSED = frozenset({TextContent, TextReasoningContent, FunctionCallContent})
+"""Content types a stage of this layer looks at; the rest pass every stage unchanged."""
+
+
+@cache
+def _fresh_plain(reasoning_mode: str, tools_mode: str) -> tuple[str, str, str] | None:
+    """``_plain`` of fresh parsers in these modes (their triggers depend on the format only)."""
+    reasoning = "" if reasoning_mode == OFF else ReasoningParser(reasoning_mode).plain_triggers()
+    tools = "" if tools_mode == OFF else TextToolCallParser(tools_mode).plain_triggers()
+    if reasoning is None or tools is None:
+        return None
+    return _plain(reasoning + tools)
 
 
 @cache
@@ -54,10 +66,12 @@ class _ChoiceRecovery:
     """The parsers and bookkeeping of one choice of one response."""
 
     __slots__ = (
+        "_block_whitespace",
         "_calls_recovered",
         "_edges",
         "_edges_in_reasoning",
         "_edges_in_text",
+        "_fresh",
         "_in_block",
         "_plain",
         "_reasoning",
@@ -65,6 +79,7 @@ class _ChoiceRecovery:
         "_server_calls",
         "_server_reasoning",
         "_text_seen",
+        "_tool_declarations",
         "_tools",
         "_tools_mode",
     )
@@ -76,20 +91,41 @@ class _ChoiceRecovery:
         tools: Sequence[ToolDeclaration] | None,
         block_whitespace: bool,
     ) -> None:
-        self._edges = BlockWhitespace() if block_whitespace else None
+        # The parsers and the edges stage are made when first needed (``_start``): most answers
+        # hold no marker at all, and many streams at once should not each hold three idle
+        # parsers. Until then the guards are those of fresh parsers, which depend on the modes
+        # only.
         self._reasoning_mode = reasoning_mode
         self._tools_mode = tools_mode
-        self._reasoning = None if reasoning_mode == OFF else ReasoningParser(reasoning_mode)
-        self._tools = None if tools_mode == OFF else TextToolCallParser(tools_mode, tools)
+        self._tool_declarations = tools
+        self._block_whitespace = block_whitespace
+        self._fresh = True
+        self._reasoning: ReasoningParser | None = None
+        self._tools: TextToolCallParser | None = None
+        self._edges: BlockWhitespace | None = None
         self._server_reasoning = False
         self._text_seen = False
         self._server_calls = False
         self._calls_recovered = False
-        self._plain: tuple[str, str, str] | None = None
+        self._plain = _fresh_plain(reasoning_mode, tools_mode)
         self._in_block: tuple[str, str, str] | None = None
-        self._edges_in_text = False
-        self._edges_in_reasoning = False
-        self._update_guards()
+        self._edges_in_text = True  # (a fresh edges stage is in text, holding nothing)
+        self._edges_in_reasoning = not block_whitespace
+
+    def _start(self) -> None:
+        """Make the parsers: a piece of text or a server field needs more than the guards."""
+        self._fresh = False
+        mode = self._reasoning_mode
+        self._reasoning = None if mode == OFF else ReasoningParser(mode)
+        mode = self._tools_mode
+        self._tools = None if mode == OFF else TextToolCallParser(mode, self._tool_declarations)
+        self._tool_declarations = None
+        self._make_edges()
+
+    def _make_edges(self) -> BlockWhitespace | None:
+        if self._edges is None and self._block_whitespace:
+            self._edges = BlockWhitespace()
+        return self._edges
 
     @property
     def calls_recovered(self) -> bool:
@@ -120,8 +156,10 @@ class _ChoiceRecovery:
                     ):
                         # The parsers would hand the text on as it is; the edges stage holds
                         # whitespace at the end back.
-                        edges = self._edges
-                        if edges is None or (self._edges_in_text and not text[-1].isspace()):
+                        if self._edges_in_text and not text[-1].isspace():
+                            return contents
+                        edges = self._make_edges()
+                        if edges is None:
                             return contents
                         out = edges.feed(contents)
                         self._update_edges()
@@ -140,7 +178,7 @@ class _ChoiceRecovery:
                         return self._to_tools_only(text)
             elif kind is TextReasoningContent and self._server_reasoning:
                 text = content.text  # type: ignore[attr-defined]
-                if self._edges is None or (
+                if not self._block_whitespace or (
                     self._edges_in_reasoning and text and not text[-1].isspace()
                 ):
                     return contents
@@ -160,6 +198,10 @@ class _ChoiceRecovery:
         return out
 
     def _process(self, contents: list[AIContent]) -> list[AIContent]:
+        if self._fresh:
+            if not any(type(content) in _PARSED for content in contents):
+                return contents  # (usage and the like: every stage hands them on)
+            self._start()
         out: list[AIContent] = []
         for content in contents:
             kind = type(content)
@@ -186,6 +228,8 @@ class _ChoiceRecovery:
         inside a block, or holds a marker prefix): a text without its characters goes
         straight to the tool-call parser.
         """
+        if self._fresh:
+            return  # (no parser made yet: the guards of fresh ones, set in __init__, hold)
         reasoning: str | None = ""  # "": not consulted, None: not idle
         if self._reasoning is not None and not (
             self._server_reasoning and self._reasoning_mode == AUTO
@@ -206,11 +250,16 @@ class _ChoiceRecovery:
 
     def _update_edges(self) -> None:
         edges = self._edges
-        self._edges_in_text = edges is None or edges.in_text()
-        self._edges_in_reasoning = edges is None or edges.in_reasoning()
+        if edges is None:  # off, or not made yet (then fresh: in text, holding nothing)
+            self._edges_in_text = True
+            self._edges_in_reasoning = not self._block_whitespace
+        else:
+            self._edges_in_text = edges.in_text()
+            self._edges_in_reasoning = edges.in_reasoning()
 
     def finish(self) -> list[AIContent]:
         """Release whatever the parsers still hold (a partial marker, an unclosed block)."""
+        self._fresh = False  # (after the end, what remains passes through: no parsers then)
         out: list[AIContent] = []
         if self._reasoning is not None:
             held = self._reasoning.finish()
@@ -341,7 +390,11 @@ class TextRecoveryChatClient(DelegatingChatClient):
             async for update in self.inner.get_streaming_response(messages, options):
                 yield update
             return
-        choices: dict[int, _ChoiceRecovery] | None = None  # made with the first update
+        # One recovery per choice; nearly every stream has one choice, so the first is kept
+        # aside and the dict is made only for a second.
+        first: _ChoiceRecovery | None = None
+        first_index = 0
+        others: dict[int, _ChoiceRecovery] | None = None
         last: ChatResponseUpdate | None = None
         index = -1  # the choice of the previous update, and its recovery
         recovery = None
@@ -349,11 +402,17 @@ class TextRecoveryChatClient(DelegatingChatClient):
             async for update in self.inner.get_streaming_response(messages, options):
                 if update.choice_index != index or recovery is None:
                     index = update.choice_index
-                    if choices is None:
-                        choices = {}
-                    recovery = choices.get(index)
-                    if recovery is None:
-                        recovery = choices[index] = self._recovery(options)
+                    if first is None:
+                        first, first_index = self._recovery(options), index
+                        recovery = first
+                    elif index == first_index:
+                        recovery = first
+                    else:
+                        if others is None:
+                            others = {}
+                        recovery = others.get(index)
+                        if recovery is None:
+                            recovery = others[index] = self._recovery(options)
                 if update.contents:
                     update.contents = recovery.process(update.contents)
                 if update.finish_reason is not None:
@@ -366,7 +425,10 @@ class TextRecoveryChatClient(DelegatingChatClient):
             # The inner partial response is raw text; give the caller the recovered view.
             self._recover_partial(exc, options)
             raise
-        for index, recovery in (choices or {}).items():
+        choices = {first_index: first} if first is not None else {}
+        if others:
+            choices.update(others)
+        for index, recovery in choices.items():
             tail = recovery.finish()  # a stream that ended without a finish chunk
             if tail:
                 yield ChatResponseUpdate(

@@ -58,7 +58,10 @@ class ScriptedClient:
                         item.partial_response = ChatResponse.from_updates(received)
                     raise item
                 update = ChatResponseUpdate(
-                    list(item.contents), role=item.role, finish_reason=item.finish_reason
+                    list(item.contents),
+                    role=item.role,
+                    finish_reason=item.finish_reason,
+                    choice_index=item.choice_index,
                 )
                 received.append(update)
                 yield update

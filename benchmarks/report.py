@@ -211,7 +211,7 @@ def render(report: dict[str, Any], specs: Sequence[ClientSpec], targets: Sequenc
         lines += [
             "",
             f"{first.get('streams')} concurrent streams of {first.get('scenario')} "
-            "(fresh process per client)",
+            f"(fresh process per client and run; median of {first.get('runs', 1)} runs)",
         ]
         for client, run in concurrency.items():
             if "wall_seconds" not in run:
@@ -224,6 +224,10 @@ def render(report: dict[str, Any], specs: Sequence[ClientSpec], targets: Sequenc
                 f"retained after {max(0, run['rss_after_kib'] - run['rss_before_kib']) / 1024:6.1f}"
                 " MiB"
             )
+            samples = run.get("peak_rss_growth_samples_kib")
+            if samples and len(samples) > 1:
+                text = ", ".join(f"{kib / 1024:.2f}" for kib in samples)
+                lines.append(f"             peak RSS growth of each run (MiB): {text}")
             if run.get("errors"):
                 lines.append(f"             errors: {run['errors']}")
     parser = report.get("text_parser") or {}

@@ -32,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kinds", nargs="+", choices=KINDS)
     parser.add_argument("--streams", type=int, help="concurrent streams (default 200)")
     parser.add_argument("--stream-n", type=int, help="chunks per concurrent stream")
+    parser.add_argument(
+        "--concurrency-runs", type=int, help="fresh processes per client (default 3, median)"
+    )
     parser.add_argument("--no-imports", action="store_true")
     parser.add_argument("--no-concurrency", action="store_true")
     parser.add_argument("--no-text-parser", action="store_true")
@@ -51,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         options.streams = args.streams
     if args.stream_n is not None:
         options.stream_n = args.stream_n
+    if args.concurrency_runs is not None:
+        options.concurrency_runs = max(1, args.concurrency_runs)
     if args.output is not None:
         options.output = args.output
     options.clients = args.clients

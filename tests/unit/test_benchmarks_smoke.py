@@ -12,11 +12,12 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from benchmarks.clients import ClientSpec, StreamFn, default_clients
-from benchmarks.concurrency import run_streams
+from benchmarks.concurrency import median_run, run_streams
 from benchmarks.cpu import describe_mismatch, measure_cpu
 from benchmarks.report import cpu_table, evaluate_targets, render
 from benchmarks.scenarios import BACKENDS, KINDS, Outcome, Scenario, generate
@@ -177,6 +178,22 @@ async def test_concurrent_streams_all_complete(server: str) -> None:
     assert result.completed == 20 and result.errors == []
 
 
+def test_the_median_run_stands_for_a_client_unless_one_failed() -> None:
+    runs: list[dict[str, Any]] = [
+        {"streams": 2, "completed": 2, "peak_rss_growth_kib": growth, "wall_seconds": float(i)}
+        for i, growth in enumerate([900, 100, 500, 300])
+    ]
+    chosen = median_run(runs)
+    assert chosen["peak_rss_growth_kib"] == 300  # the lower median of four
+    assert chosen["wall_seconds"] == 3.0  # the figures of that one run, not mixed
+    assert chosen["peak_rss_growth_samples_kib"] == [900, 100, 500, 300]
+    assert chosen["runs"] == 4
+    lost: list[dict[str, Any]] = [*runs, {"streams": 2, "completed": 1, "peak_rss_growth_kib": 50}]
+    assert median_run(lost)["completed"] == 1
+    crashed: list[dict[str, Any]] = [*runs, {"streams": 2, "completed": 0, "errors": ["exit 1"]}]
+    assert median_run(crashed)["errors"] == ["exit 1"]
+
+
 def test_targets_and_rendering_without_timing_claims() -> None:
     table = {
         "vllm/text-10": {"events": 14, "floor": {"us_per_chunk": 1.0, "ratio_to_floor": 1.0},
@@ -206,6 +223,7 @@ def test_the_suite_runs_end_to_end_and_fails_on_a_wrong_client(
         clients=["floor", "oaicompat"],
         streams=5,
         stream_n=10,
+        concurrency_runs=2,
         imports=False,
         text_parser=False,
         pin=False,
@@ -214,6 +232,7 @@ def test_the_suite_runs_end_to_end_and_fails_on_a_wrong_client(
     report, code = run_suite(options)
     assert code == 0 and report["mismatches"] == []
     assert json.loads((tmp_path / "run.json").read_text())["meta"]["n"] == 30
+    assert len(report["concurrency"]["oaicompat"]["peak_rss_growth_samples_kib"]) == 2
     assert "Targets (issue 9)" in render(report, runnable()[:2], [])
 
     real = default_clients

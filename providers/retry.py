@@ -44,7 +44,7 @@ import math
 import random as _random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import structlog
 import tenacity
@@ -84,6 +84,8 @@ RETRY_EVENT: Final = "llm.request.retry"
 """The structlog event logged before each retry, with ``attempt``, ``wait`` and ``reason``."""
 
 Sleep = Callable[[float], Awaitable[None]]
+Head = tuple[list[ChatResponseUpdate], bool]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +297,31 @@ class RetryingChatClient(DelegatingChatClient):
             backend=getattr(error, "backend", None),
         )
 
+    async def _after_first_failure(
+        self, failed: BaseException, attempt: Callable[[], Awaitable[_T]]
+    ) -> tuple[_T, int]:
+        """Attempts 2 onwards, after attempt 1 (made without tenacity) failed with ``failed``.
+
+        Returns the result and the number of attempts made in all; a ``ProviderError`` that
+        ends it carries ``retry_attempts``.
+        """
+        attempts = 0
+        pending: BaseException | None = failed
+        result: _T | None = None
+        try:
+            async for state in self._retrying():
+                with state:
+                    attempts += 1
+                    if pending is not None:  # tenacity judges attempt 1's failure first
+                        error, pending = pending, None
+                        raise error
+                    result = await attempt()
+        except ProviderError as exc:
+            exc.retry_attempts = attempts - 1
+            raise
+        assert result is not None  # (tenacity re-raises the last failure: reraise=True)
+        return result, attempts
+
     async def get_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> ChatResponse:
@@ -307,18 +334,11 @@ class RetryingChatClient(DelegatingChatClient):
         except BaseException as exc:
             failed = exc
         if failed is not None:
-            attempts = 0
-            try:
-                async for attempt in self._retrying():
-                    with attempt:
-                        attempts += 1
-                        if failed is not None:  # tenacity judges attempt 1's failure first
-                            error, failed = failed, None
-                            raise error
-                        response = await self.inner.get_response(messages, options)
-            except ProviderError as exc:
-                exc.retry_attempts = attempts - 1
-                raise
+
+            async def again() -> ChatResponse:
+                return await self.inner.get_response(messages, options)
+
+            response, attempts = await self._after_first_failure(failed, again)
         assert response is not None
         response.additional_properties[RETRY_ATTEMPTS] = attempts - 1
         return response
@@ -346,19 +366,12 @@ class RetryingChatClient(DelegatingChatClient):
             except BaseException as close_error:  # what `read_head` would have raised
                 failed = close_error
         if failed is not None:
-            attempts = 0
-            try:
-                async for attempt in self._retrying():
-                    with attempt:
-                        attempts += 1
-                        if failed is not None:  # tenacity judges attempt 1's failure first
-                            error, failed = failed, None
-                            raise error
-                        stream = self.inner.get_streaming_response(messages, options)
-                        head, more = await read_head(stream)
-            except ProviderError as exc:
-                exc.retry_attempts = attempts - 1
-                raise
+
+            async def again() -> tuple[AsyncIterator[ChatResponseUpdate], Head]:
+                attempt = self.inner.get_streaming_response(messages, options)
+                return attempt, await read_head(attempt)
+
+            (stream, (head, more)), attempts = await self._after_first_failure(failed, again)
         if head:
             mark_update(head[0], RETRY_ATTEMPTS, attempts - 1)
         try:

@@ -49,6 +49,7 @@ from providers.stream_state import (
 )
 from providers.timeouts import Timeouts, Watchdog
 from providers.transport_errors import TransportErrorMapping
+from providers.update_stream import StreamStages, UpdateStream
 
 if TYPE_CHECKING:
     pass
@@ -232,17 +233,27 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
         return result
 
-    async def get_streaming_response(
+    def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> UpdateStream:
+        """The answer as it arrives. The layers above add their per-update work to the returned
+        stream as stages (``providers.update_stream``), which run in this client's generator."""
+        stages = StreamStages()
+        return UpdateStream(self._stream(messages, options, stages), stages)
+
+    async def _stream(
+        self, messages: ChatInput, options: ChatOptions | None, stages: StreamStages
     ) -> AsyncIterator[ChatResponseUpdate]:
-        if self._needs_preparing:
-            options = await self._prepare(messages, options)
-        body = self.build_request_body(messages, options, stream=True)
-        backend = self.profile.name
-        state = StreamState(backend)
-        sent = time.monotonic()
-        watch = Watchdog(self.timeouts, state.has_token, backend)
+        updaters = stages.updaters  # (the list the stages are added to, even after the start)
+        watch: Watchdog | None = None
         try:
+            if self._needs_preparing:
+                options = await self._prepare(messages, options)
+            body = self.build_request_body(messages, options, stream=True)
+            backend = self.profile.name
+            state = StreamState(backend)
+            sent = time.monotonic()
+            watch = Watchdog(self.timeouts, state.has_token, backend)
             with self._error_mapping(state, watch):
                 # `httpx.AsyncClient.stream()`, unrolled, so that the request dict is dropped
                 # once encoded: many streams may wait for their server at once, each holding
@@ -307,6 +318,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                                     state.stamps = None
                                     unstamped = False
                                 add(update)
+                                if updaters:
+                                    for on_update in updaters:
+                                        on_update(update)
                                 yield update
                         if state.done:
                             break
@@ -319,10 +333,16 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                         await drain(chunks)
                     else:
                         for update in state.consume(decoder.finish_data()):
-                            yield update
+                            yield stages.apply(update)
                 finally:
                     await response.aclose()
                 for update in state.end():
-                    yield update
+                    yield stages.apply(update)
+            for update in stages.end():
+                yield update
+        except BaseException as exc:
+            stages.fail(exc)
+            raise
         finally:
-            watch.close()
+            if watch is not None:
+                watch.close()

@@ -26,7 +26,7 @@ from providers.chat_client import ChatClient, ChatInput
 from providers.chat_response import ChatResponse, ChatResponseUpdate
 from providers.errors import ConfigurationError, ProviderError
 from providers.options import ChatOptions
-from providers.stream_head import close_stream, mark_update, read_head, replayable
+from providers.stream_head import HeldStream, OpenedHead, mark_update, read_head, replayable
 
 __all__ = [
     "ANSWERED_BY",
@@ -129,36 +129,33 @@ class FallbackChatClient:
         response.additional_properties[ANSWERED_BY] = self.main_name
         return response
 
-    async def get_streaming_response(
+    def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
         messages = replayable(messages)
-        stream = self.main.get_streaming_response(messages, options)
-        answered_by, reason = self.main_name, None
-        try:
-            head, more = await read_head(stream)
-        except ProviderError as main_error:
-            if not self._switching(main_error):
-                raise
-            answered_by, reason = self.fallback_name, type(main_error).__name__
-            stream = self.fallback.get_streaming_response(messages, options)
+
+        async def open_head() -> OpenedHead:
+            stream = self.main.get_streaming_response(messages, options)
+            answered_by, reason = self.main_name, None
             try:
                 head, more = await read_head(stream)
-            except ProviderError as error:
-                self._both_failed(main_error, error)
-                raise
-        try:
+            except ProviderError as main_error:
+                if not self._switching(main_error):
+                    raise
+                answered_by, reason = self.fallback_name, type(main_error).__name__
+                stream = self.fallback.get_streaming_response(messages, options)
+                try:
+                    head, more = await read_head(stream)
+                except ProviderError as error:
+                    self._both_failed(main_error, error)
+                    raise
             if head:
                 mark_update(head[0], ANSWERED_BY, answered_by)
                 if reason is not None:
                     mark_update(head[0], FALLBACK_REASON, reason)
-            for update in head:
-                yield update
-            if more:
-                async for update in stream:
-                    yield update
-        finally:
-            await close_stream(stream)
+            return stream, head, more, None
+
+        return HeldStream(open_head)
 
     async def aclose(self) -> None:
         try:

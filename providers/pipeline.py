@@ -4,6 +4,13 @@ A cross-cutting concern (text recovery, retry, telemetry, failover) is one ``Del
 subclass that overrides only what it changes. ``ChatClientBuilder(inner).use(...).build()`` makes
 the first ``use`` the outermost layer, as MEAI's builder does, so reading the builder top to
 bottom follows a request from the caller inwards.
+
+On a stream, a layer whose work is per update (text recovery, telemetry, the retry layer once
+output has started) does not wrap the stream in a generator of its own: it adds a
+``StreamStage`` to the ``UpdateStream`` it got from below and returns that same stream
+(``providers.update_stream``). Every layer still sees the updates in pipeline order; the stream
+simply stops paying one generator level per layer. A client of the caller's own that returns a
+plain async iterator still composes: the first layer above it puts one stream over it.
 """
 
 from __future__ import annotations

@@ -63,7 +63,15 @@ from providers.errors import (
 )
 from providers.options import ChatOptions
 from providers.pipeline import DelegatingChatClient
-from providers.stream_head import close_stream, mark_update, read_head, replayable
+from providers.stream_head import (
+    HeldStream,
+    OpenedHead,
+    close_stream,
+    mark_update,
+    read_head,
+    replayable,
+)
+from providers.update_stream import StreamStage
 
 __all__ = [
     "DEFAULT_RETRY_STATUSES",
@@ -343,46 +351,52 @@ class RetryingChatClient(DelegatingChatClient):
         response.additional_properties[RETRY_ATTEMPTS] = attempts - 1
         return response
 
-    async def get_streaming_response(
+    def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
         messages = replayable(messages)
-        attempts = 1
-        failed: BaseException | None = None
-        head: list[ChatResponseUpdate] = []
-        more = False
-        stream: AsyncIterator[ChatResponseUpdate] | None = None
-        try:  # attempt 1, without the tenacity machinery (and `read_head`, inline)
-            stream = self.inner.get_streaming_response(messages, options)
-            async for update in stream:
-                head.append(update)
-                if update.is_substantive:
-                    more = True
-                    break
-        except BaseException as exc:
-            failed = exc
-            try:
-                await close_stream(stream)
-            except BaseException as close_error:  # what `read_head` would have raised
-                failed = close_error
-        if failed is not None:
 
-            async def again() -> tuple[AsyncIterator[ChatResponseUpdate], Head]:
-                attempt = self.inner.get_streaming_response(messages, options)
-                return attempt, await read_head(attempt)
-
-            (stream, (head, more)), attempts = await self._after_first_failure(failed, again)
-        if head:
-            mark_update(head[0], RETRY_ATTEMPTS, attempts - 1)
-        try:
-            for update in head:
-                yield update
-            head = []  # the stream may be long: do not keep its first updates (and raw chunks)
-            if more and stream is not None:
+        async def open_head() -> OpenedHead:
+            attempts = 1
+            failed: BaseException | None = None
+            head: list[ChatResponseUpdate] = []
+            more = False
+            stream: AsyncIterator[ChatResponseUpdate] | None = None
+            try:  # attempt 1, without the tenacity machinery (and `read_head`, inline)
+                stream = self.inner.get_streaming_response(messages, options)
                 async for update in stream:
-                    yield update
-        except ProviderError as exc:
-            exc.retry_attempts = attempts - 1
-            raise
-        finally:
-            await close_stream(stream)
+                    head.append(update)
+                    if update.is_substantive:
+                        more = True
+                        break
+            except BaseException as exc:
+                failed = exc
+                try:
+                    await close_stream(stream)
+                except BaseException as close_error:  # what `read_head` would have raised
+                    failed = close_error
+            if failed is not None:
+
+                async def again() -> tuple[AsyncIterator[ChatResponseUpdate], Head]:
+                    attempt = self.inner.get_streaming_response(messages, options)
+                    return attempt, await read_head(attempt)
+
+                (stream, (head, more)), attempts = await self._after_first_failure(failed, again)
+            if head:
+                mark_update(head[0], RETRY_ATTEMPTS, attempts - 1)
+            return stream, head, more, _RetryCount(attempts - 1)
+
+        return HeldStream(open_head)
+
+
+class _RetryCount(StreamStage):
+    """After the head: an error that ends the stream carries the retries made before it."""
+
+    __slots__ = ("_retries",)
+
+    def __init__(self, retries: int) -> None:
+        self._retries = retries
+
+    def on_failure(self, error: BaseException) -> None:
+        if isinstance(error, ProviderError):
+            error.retry_attempts = self._retries

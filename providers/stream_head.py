@@ -6,17 +6,144 @@ text the caller already has. Both therefore read a stream's *head*, the updates 
 including the first substantive one, before releasing anything, and both need the messages to
 survive a second attempt. This module is that shared mechanism; the policies stay with their
 layers.
+
+``HeldStream`` is the stream both return: it opens the head (the layer's attempts), releases it,
+and then hands its stages to the stream it opened, so past the head the layer adds no
+generator level to any update (``providers.update_stream``).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from providers.chat_client import ChatInput
 from providers.chat_response import ChatResponseUpdate
 from providers.messages import ChatMessage
+from providers.update_stream import StreamStage, StreamStages, UpdateStream
 
-__all__ = ["close_stream", "mark_update", "read_head", "replayable"]
+__all__ = ["HeldStream", "OpenedHead", "close_stream", "mark_update", "read_head", "replayable"]
+
+OpenedHead = tuple[
+    AsyncIterator[ChatResponseUpdate] | None, list[ChatResponseUpdate], bool, StreamStage | None
+]
+"""What a layer's opener returns: the stream it settled on, its head, whether more may follow,
+and a stage of the layer's own for the rest of the stream (or ``None``)."""
+
+
+_SHORT_HEAD = 4
+"""Heads up to this long (a role update and the first text, typically) are released one
+coroutine per update, after which the stream adds no level at all."""
+
+
+class HeldStream(UpdateStream):
+    """A stream that is opened, and its head read, on the caller's first ``anext``.
+
+    ``open_head`` runs the layer's policy (attempts, a switch of backend) and returns an
+    ``OpenedHead``. The stages added to this stream (by the layers outside) see the head as it
+    is released, then move, with the layer's own stage innermost among them, to the opened
+    stream: from there on, ``anext`` is that stream's own. A failure while opening reaches the
+    stages here.
+    """
+
+    __slots__ = ("_head", "_held_updaters", "_open", "_released")
+
+    def __init__(self, open_head: Callable[[], Awaitable[OpenedHead]]) -> None:
+        super().__init__(None, StreamStages())
+        self._open: Callable[[], Awaitable[OpenedHead]] | None = open_head
+        self._head: list[ChatResponseUpdate] = []
+        self._released = 0
+        self._held_updaters: list[Callable[[ChatResponseUpdate], None]] = []
+
+    async def _first(self) -> ChatResponseUpdate:
+        open_head, self._open = self._open, None
+        assert open_head is not None
+        own = self.stages
+        try:
+            with own.started():
+                stream, head, more, stage = await open_head()
+        except BaseException as exc:
+            own.fail(exc)
+            raise
+        moved = StreamStages()
+        if stage is not None:
+            moved.add(stage)
+        moved.adopt(own)
+        if not more:  # the stream ended within its head: the rest is a replay of the head
+            await close_stream(stream)
+            self.stages = moved
+            replay = self._iterator = _replayed(head, moved)
+            self._next = replay.__anext__
+            return await replay.__anext__()
+        assert stream is not None
+        inner = stream if isinstance(stream, UpdateStream) else UpdateStream.over(stream)
+        inner.stages.adopt(moved)
+        self.stages = inner.stages
+        if len(head) > _SHORT_HEAD:
+            # A long head (a tool call written before any text): released by a generator,
+            # cheaper per update than a coroutine each, which then passes the rest on.
+            chain = self._iterator = _chained(head, moved.updaters, inner)
+            self._next = chain.__anext__
+            return await chain.__anext__()
+        self._iterator = inner
+        self._head = head
+        self._held_updaters = moved.updaters
+        return self._release()
+
+    def _release(self) -> ChatResponseUpdate:
+        head = self._head
+        update = head[self._released]
+        self._released += 1
+        for on_update in self._held_updaters:
+            on_update(update)
+        if self._released == len(head):
+            inner = self._iterator
+            assert isinstance(inner, UpdateStream)
+            # Once the inner stream's `anext` is its producer's own, calling that directly
+            # saves a call per update for the rest of the stream.
+            self._next = inner._next if inner.settled else inner.__anext__
+            self._head = []
+            self._held_updaters = []
+        else:
+            self._next = self._next_held
+        return update
+
+    async def _next_held(self) -> ChatResponseUpdate:
+        return self._release()
+
+
+async def _chained(
+    head: list[ChatResponseUpdate],
+    hooks: list[Callable[[ChatResponseUpdate], None]],
+    inner: UpdateStream,
+) -> AsyncIterator[ChatResponseUpdate]:
+    try:
+        for update in head:
+            for hook in hooks:
+                hook(update)
+            yield update
+        head.clear()  # the stream may be long: do not keep its first updates (and raw chunks)
+        following = inner._next if inner.settled else inner.__anext__
+        while True:
+            try:
+                update = await following()
+            except StopAsyncIteration:
+                break
+            yield update
+    finally:
+        await inner.aclose()
+
+
+async def _replayed(
+    head: list[ChatResponseUpdate], stages: StreamStages
+) -> AsyncIterator[ChatResponseUpdate]:
+    try:
+        for update in head:
+            yield stages.apply(update)
+        for update in stages.end():
+            yield update
+    except BaseException as exc:
+        stages.fail(exc)
+        raise
 
 
 async def read_head(

@@ -33,6 +33,7 @@ from providers.options import ChatOptions, ToolDeclaration
 from providers.pipeline import DelegatingChatClient
 from providers.reasoning import ReasoningParser
 from providers.text_tool_calls import TextToolCallParser
+from providers.update_stream import StreamStage, as_update_stream
 
 __all__ = ["TextRecoveryChatClient"]
 
@@ -383,57 +384,91 @@ class TextRecoveryChatClient(DelegatingChatClient):
         if error.partial_response is not None:
             error.partial_response = self._recover(error.partial_response, options)
 
-    async def get_streaming_response(
+    def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        if self._passthrough:
-            async for update in self.inner.get_streaming_response(messages, options):
-                yield update
-            return
+        stream = as_update_stream(self.inner.get_streaming_response(messages, options))
+        if not self._passthrough:
+            stream.add_stage(_RecoveryStage(self, options))
+        return stream
+
+
+class _RecoveryStage(StreamStage):
+    """The stream's side of the layer: updates are edited in place as they pass."""
+
+    __slots__ = (
+        "_client",
+        "_first",
+        "_first_index",
+        "_index",
+        "_last",
+        "_options",
+        "_others",
+        "_recovery",
+    )
+
+    def __init__(self, client: TextRecoveryChatClient, options: ChatOptions | None) -> None:
+        self._client = client
+        self._options = options
         # One recovery per choice; nearly every stream has one choice, so the first is kept
         # aside and the dict is made only for a second.
-        first: _ChoiceRecovery | None = None
-        first_index = 0
-        others: dict[int, _ChoiceRecovery] | None = None
-        last: ChatResponseUpdate | None = None
-        index = -1  # the choice of the previous update, and its recovery
-        recovery = None
-        try:
-            async for update in self.inner.get_streaming_response(messages, options):
-                if update.choice_index != index or recovery is None:
-                    index = update.choice_index
-                    if first is None:
-                        first, first_index = self._recovery(options), index
-                        recovery = first
-                    elif index == first_index:
-                        recovery = first
-                    else:
-                        if others is None:
-                            others = {}
-                        recovery = others.get(index)
-                        if recovery is None:
-                            recovery = others[index] = self._recovery(options)
-                if update.contents:
-                    update.contents = recovery.process(update.contents)
-                if update.finish_reason is not None:
-                    update.contents.extend(recovery.finish())
-                    if recovery.calls_recovered:
-                        update.finish_reason = ChatFinishReason.TOOL_CALLS
-                last = update
-                yield update
-        except ProviderError as exc:
-            # The inner partial response is raw text; give the caller the recovered view.
-            self._recover_partial(exc, options)
-            raise
-        choices = {first_index: first} if first is not None else {}
-        if others:
-            choices.update(others)
+        self._first: _ChoiceRecovery | None = None
+        self._first_index = 0
+        self._others: dict[int, _ChoiceRecovery] | None = None
+        self._index = -1  # the choice of the previous update, and its recovery
+        self._recovery: _ChoiceRecovery | None = None
+        self._last: ChatResponseUpdate | None = None
+
+    def _choice(self, index: int) -> _ChoiceRecovery:
+        self._index = index
+        if self._first is None:
+            self._first_index = index
+            recovery = self._first = self._client._recovery(self._options)
+        elif index == self._first_index:
+            recovery = self._first
+        else:
+            if self._others is None:
+                self._others = {}
+            found = self._others.get(index)
+            if found is None:
+                found = self._others[index] = self._client._recovery(self._options)
+            recovery = found
+        self._recovery = recovery
+        return recovery
+
+    def on_update(self, update: ChatResponseUpdate) -> None:
+        recovery = self._recovery
+        if update.choice_index != self._index or recovery is None:
+            recovery = self._choice(update.choice_index)
+        if update.contents:
+            update.contents = recovery.process(update.contents)
+        if update.finish_reason is not None:
+            update.contents.extend(recovery.finish())
+            if recovery.calls_recovered:
+                update.finish_reason = ChatFinishReason.TOOL_CALLS
+        self._last = update
+
+    def on_end(self) -> list[ChatResponseUpdate]:
+        """What the parsers still hold when the stream ended without a finish chunk."""
+        choices = {self._first_index: self._first} if self._first is not None else {}
+        if self._others:
+            choices.update(self._others)
+        last = self._last
+        tails = []
         for index, recovery in choices.items():
-            tail = recovery.finish()  # a stream that ended without a finish chunk
+            tail = recovery.finish()
             if tail:
-                yield ChatResponseUpdate(
-                    tail,
-                    response_id=last.response_id if last else None,
-                    model_id=last.model_id if last else None,
-                    choice_index=index,
+                tails.append(
+                    ChatResponseUpdate(
+                        tail,
+                        response_id=last.response_id if last else None,
+                        model_id=last.model_id if last else None,
+                        choice_index=index,
+                    )
                 )
+        return tails
+
+    def on_failure(self, error: BaseException) -> None:
+        # The inner partial response is raw text; give the caller the recovered view.
+        if isinstance(error, ProviderError):
+            self._client._recover_partial(error, self._options)

@@ -23,6 +23,7 @@ from providers.chat_response import ChatResponse, ChatResponseUpdate
 from providers.options import ChatOptions
 from providers.pipeline import DelegatingChatClient
 from providers.profiles import BackendProfile
+from providers.update_stream import StreamStage, as_update_stream
 from telemetry import events
 from telemetry.extractors import TimingsExtractor, extractor_for
 from telemetry.recorder import RequestRecord, RequestRecorder, RequestStatus
@@ -95,6 +96,7 @@ class ObservingChatClient(DelegatingChatClient):
             clock=self._clock,
             streamed=streamed,
             request_model=model or _find(self.inner, "model_id"),
+            deferred=streamed,
         )
 
     def _finish(
@@ -136,42 +138,51 @@ class ObservingChatClient(DelegatingChatClient):
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        return self._stream(messages, options)
+        stream = as_update_stream(self.inner.get_streaming_response(messages, options))
+        return stream.add_stage(_ObservingStage(self, options))
 
-    async def _stream(
-        self, messages: ChatInput, options: ChatOptions | None
-    ) -> AsyncIterator[ChatResponseUpdate]:
-        # Runs from the caller's first `anext`, i.e. when the request is really sent.
-        recorder = self._recorder(options, streamed=True)
-        state = self._start(recorder, options)
-        status: RequestStatus = "cancelled"
-        error: BaseException | None = None
-        last: ChatResponseUpdate | None = None
-        iterator: AsyncIterator[ChatResponseUpdate] | None = None
-        try:
-            with self._active(state):
-                iterator = aiter(self.inner.get_streaming_response(messages, options))
-                try:  # (not anext(iterator, None): one object less per waiting stream)
-                    update: ChatResponseUpdate | None = await iterator.__anext__()
-                except StopAsyncIteration:
-                    update = None
-            if update is not None:
-                recorder.observe(update)
-                last = update
-                yield update
-                async for update in iterator:
-                    recorder.observe(update)
-                    last = update
-                    yield update
-            status = "ok"
-        except Exception as exc:
-            status, error = "error", exc
-            raise
-        finally:
-            # GeneratorExit (the caller stopped early) and CancelledError leave "cancelled".
-            if status != "ok" and iterator is not None:
-                close = getattr(iterator, "aclose", None)
-                if close is not None:
-                    with contextlib.suppress(Exception):
-                        await close()
-            self._finish(state, recorder, status, error, last)
+
+class _ObservingStage(StreamStage):
+    """One streamed request's record, kept as its updates pass (``providers.update_stream``).
+
+    The recorder's own ``observe`` is the stream's per-update hook: no call level of this
+    stage's in between.
+    """
+
+    __slots__ = ("_client", "_options", "_recorder", "_state")
+
+    def __init__(self, client: ObservingChatClient, options: ChatOptions | None) -> None:
+        self._client = client
+        self._options = options
+        self._recorder: RequestRecorder | None = client._recorder(options, streamed=True)
+        self._state: Any = None
+
+    def update_hook(self) -> Callable[[ChatResponseUpdate], None] | None:
+        return self._recorder.observe if self._recorder is not None else None
+
+    def on_start(self) -> AbstractContextManager[Any] | None:
+        # The caller's first `anext`, i.e. when the request is really sent.
+        recorder = self._recorder
+        if recorder is None:
+            return None
+        recorder.start()
+        client = self._client
+        self._state = client._start(recorder, self._options)
+        return client._active(self._state)
+
+    def on_end(self) -> tuple[()]:
+        self._report("ok", None)
+        return ()
+
+    def on_failure(self, error: BaseException) -> None:
+        # GeneratorExit (the caller stopped early) and CancelledError leave "cancelled".
+        if isinstance(error, Exception):
+            self._report("error", error)
+        else:
+            self._report("cancelled", None)
+
+    def _report(self, status: RequestStatus, error: BaseException | None) -> None:
+        recorder = self._recorder
+        if recorder is not None:
+            self._recorder = None
+            self._client._finish(self._state, recorder, status, error, recorder.last)

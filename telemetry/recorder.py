@@ -80,6 +80,7 @@ class RequestRecorder:
         "_substantive",
         "_usage",
         "backend",
+        "last",
         "request_model",
         "streamed",
     )
@@ -92,13 +93,14 @@ class RequestRecorder:
         clock: Callable[[], float],
         streamed: bool,
         request_model: str | None = None,
+        deferred: bool = False,
     ) -> None:
         self.backend = backend
         self.streamed = streamed
         self.request_model = request_model
         self._extractor = extractor
         self._clock = clock
-        self._started = clock()
+        self._started = 0.0 if deferred else clock()  # (deferred: set by `start`)
         self._stamps: Mapping[str, Any] | None = None
         self._first_token: float | None = None
         self._last_token: float | None = None
@@ -109,6 +111,13 @@ class RequestRecorder:
         self._response_model: str | None = None
         self._response_id: str | None = None
         self._retry_attempts: int | None = None
+        self.last: ChatResponseUpdate | None = None
+        """The latest update observed (telemetry attaches the request's timings to it)."""
+
+    def start(self) -> None:
+        """Count the request from now (a ``deferred`` recorder): a stream is set up before its
+        first ``anext`` sends the request."""
+        self._started = self._clock()
 
     def observe(self, update: ChatResponseUpdate) -> None:
         """One streamed update: the hot path.
@@ -145,6 +154,7 @@ class RequestRecorder:
         props = update.additional_properties
         if props:
             self._properties(props)
+        self.last = update
 
     def observe_response(self, response: ChatResponse) -> None:
         """A whole (non-streamed) response."""

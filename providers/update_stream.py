@@ -1,0 +1,241 @@
+"""``UpdateStream``: one stream of updates that every layer works on, instead of wrapping.
+
+A delegating layer written as an async generator over its inner stream costs every update one
+more generator resumption, and every open stream one more suspended frame. Measured on the
+benchmark machine, each such level added about a tenth of a minimal loop's per-chunk cost and,
+across 200 open streams, 70-140 KiB (benchmarks/README.md, "Where the full pipeline's cost
+goes"). The layers' own per-update work is far smaller than that.
+
+So a layer that only looks at or edits updates (text recovery, telemetry, a retry's error
+annotation) adds a ``StreamStage`` to the stream it got from below and hands the same stream
+on. The stages run synchronously, in order from the innermost layer outwards, inside the one
+generator that produces the updates: the wire client's own, or ``over()``'s for a stream from a
+client that knows nothing of stages. The order of events each stage sees is the one a stack of
+generators would give it:
+
+- ``on_start`` once, on the caller's first ``anext``, before the request is sent; a context it
+  returns is current while that first update is awaited (an OpenTelemetry span);
+- ``on_update`` for every update, after the stages inside it, before the caller gets it;
+- ``on_end`` when the stream ends normally; the updates it returns pass the stages outside it;
+- ``on_failure`` when an exception ends the stream instead, and also for ``GeneratorExit`` or
+  ``CancelledError`` when the caller stops early. A stage whose ``on_end`` already ran gets no
+  ``on_failure``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, ExitStack, nullcontext
+from typing import Any
+
+from providers.chat_response import ChatResponseUpdate
+
+__all__ = ["StreamStage", "StreamStages", "UpdateStream", "as_update_stream"]
+
+UpdateHook = Callable[[ChatResponseUpdate], None]
+_NO_CONTEXT: AbstractContextManager[Any] = nullcontext()
+
+
+class StreamStage:
+    """What a layer does to a stream it does not wrap; override the hooks it needs.
+
+    Hooks are synchronous and run on the stream's hot path, so they should be quick; editing an
+    update in place is the norm. A stage that does not override ``on_update`` costs its stream
+    nothing per update.
+    """
+
+    __slots__ = ()
+
+    def on_start(self) -> AbstractContextManager[Any] | None:
+        return None
+
+    def on_update(self, update: ChatResponseUpdate) -> None:
+        pass
+
+    def update_hook(self) -> UpdateHook | None:
+        """What the stream calls per update: ``on_update``, or ``None`` when it is not
+        overridden. A stage may hand out another object's method to save a call level."""
+        if type(self).on_update is StreamStage.on_update:
+            return None
+        return self.on_update
+
+    def on_end(self) -> Iterable[ChatResponseUpdate]:
+        return ()
+
+    def on_failure(self, error: BaseException) -> None:
+        pass
+
+
+class StreamStages:
+    """The stages of one stream, innermost first, and how far its start and end have got.
+
+    The generator producing the stream holds this object (not the ``UpdateStream``, which holds
+    the generator: no reference cycle). ``updaters`` is the list it calls for each update.
+    """
+
+    __slots__ = ("_ended", "_stages", "_started", "updaters")
+
+    def __init__(self) -> None:
+        self._stages: list[StreamStage] = []
+        self.updaters: list[UpdateHook] = []
+        self._started = 0
+        self._ended = 0
+
+    def __len__(self) -> int:
+        return len(self._stages)
+
+    def add(self, stage: StreamStage) -> None:
+        self._stages.append(stage)
+        hook = stage.update_hook()
+        if hook is not None:
+            self.updaters.append(hook)
+
+    def adopt(self, other: StreamStages) -> None:
+        """Take over ``other``'s stages, already started, as the outermost ones."""
+        for stage in other._stages:
+            self.add(stage)
+        self._started = len(self._stages)
+
+    def started(self) -> AbstractContextManager[Any]:
+        """Run ``on_start`` of the stages not yet started; their contexts, entered outermost
+        first, as one context."""
+        stages = self._stages
+        begin, self._started = self._started, len(stages)
+        contexts = [
+            context
+            for stage in reversed(stages[begin:])
+            if (context := stage.on_start()) is not None
+        ]
+        if not contexts:
+            return _NO_CONTEXT
+        if len(contexts) == 1:
+            return contexts[0]
+        stack = ExitStack()
+        for context in contexts:
+            stack.enter_context(context)
+        return stack
+
+    def apply(self, update: ChatResponseUpdate) -> ChatResponseUpdate:
+        """Run every stage's ``on_update`` (for updates produced outside the generator)."""
+        for on_update in self.updaters:
+            on_update(update)
+        return update
+
+    def end(self) -> Iterator[ChatResponseUpdate]:
+        """``on_end`` of each stage in turn; what one returns passes the stages outside it."""
+        stages = self._stages
+        while self._ended < len(stages):
+            stage = stages[self._ended]
+            self._ended += 1
+            tail = stage.on_end()
+            if tail:
+                later = [h for s in stages[self._ended :] if (h := s.update_hook()) is not None]
+                for update in tail:
+                    for on_update in later:
+                        on_update(update)
+                    yield update
+
+    def fail(self, error: BaseException) -> None:
+        """``on_failure`` of every stage not yet ended (once: a second call does nothing)."""
+        stages = self._stages
+        begin, self._ended = self._ended, len(stages)
+        for stage in stages[begin:]:
+            stage.on_failure(error)
+
+
+class UpdateStream(AsyncIterator[ChatResponseUpdate]):
+    """The async iterator a layer returns, with the stages the layers above added to it.
+
+    ``anext`` hands on the producing iterator's own awaitable: no coroutine of its own per
+    update. The first one runs the stages' ``on_start``.
+    """
+
+    __slots__ = ("_iterator", "_next", "stages")
+
+    def __init__(
+        self, iterator: AsyncIterator[ChatResponseUpdate] | None, stages: StreamStages
+    ) -> None:
+        self._iterator: AsyncIterator[ChatResponseUpdate] | None = iterator
+        self.stages = stages
+        self._next: Callable[[], Awaitable[ChatResponseUpdate]] = self._first
+
+    @staticmethod
+    def over(source: AsyncIterator[ChatResponseUpdate]) -> UpdateStream:
+        """A stream of any async iterator's updates, with the stages run by a generator here."""
+        return _StreamOver(source)
+
+    def add_stage(self, stage: StreamStage) -> UpdateStream:
+        self.stages.add(stage)
+        return self
+
+    @property
+    def settled(self) -> bool:
+        """``anext`` now goes straight to the producer (no first-update or held-head step)."""
+        return getattr(self._next, "__self__", None) is not self
+
+    def __aiter__(self) -> UpdateStream:
+        return self
+
+    def __anext__(self) -> Awaitable[ChatResponseUpdate]:
+        return self._next()
+
+    async def _first(self) -> ChatResponseUpdate:
+        iterator = self._iterator
+        assert iterator is not None
+        self._next = iterator.__anext__
+        with self.stages.started():
+            return await iterator.__anext__()
+
+    async def aclose(self) -> None:
+        """Close the producer; stages not yet ended see ``GeneratorExit``, as a caller's
+        ``break`` gives a generator."""
+        iterator = self._iterator
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class _StreamOver(UpdateStream):
+    """``UpdateStream.over``: closing it closes ``source`` too, even if it was read from
+    before the stream started (a retry reads a head, then hands the rest on)."""
+
+    __slots__ = ("_source",)
+
+    def __init__(self, source: AsyncIterator[ChatResponseUpdate]) -> None:
+        stages = StreamStages()
+        super().__init__(_staged(source, stages), stages)
+        self._source = source
+
+    async def aclose(self) -> None:
+        try:
+            await super().aclose()
+        finally:
+            close = getattr(self._source, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def as_update_stream(stream: AsyncIterator[ChatResponseUpdate]) -> UpdateStream:
+    """``stream`` itself if it takes stages, else a stream over it that does."""
+    if isinstance(stream, UpdateStream):
+        return stream
+    return UpdateStream.over(stream)
+
+
+async def _staged(
+    source: AsyncIterator[ChatResponseUpdate], stages: StreamStages
+) -> AsyncIterator[ChatResponseUpdate]:
+    updaters = stages.updaters
+    try:
+        async for update in source:
+            for on_update in updaters:
+                on_update(update)
+            yield update
+        for update in stages.end():
+            yield update
+    except BaseException as exc:
+        stages.fail(exc)
+        close = getattr(source, "aclose", None)
+        if close is not None:
+            await close()
+        raise

@@ -252,6 +252,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             body = self.build_request_body(messages, options, stream=True)
             backend = self.profile.name
             state = StreamState(backend)
+            stages.output_started = state.has_token
             sent = time.monotonic()
             watch = Watchdog(self.timeouts, state.has_token, backend)
             with self._error_mapping(state, watch):

@@ -2,7 +2,8 @@
 
 Failover follows the same rule as retry (``providers.retry``): a request may move to another
 backend only while the caller has seen no output. A stream is therefore read up to its first
-substantive update (text, reasoning or a tool call) before anything is released; if the main
+substantive update (text, reasoning or a tool call; 64 updates into a long tool call, see
+``providers.update_stream.head_ends``) before anything is released; if the main
 backend fails first, its held-back updates are dropped and the fallback's stream is released
 instead, so the caller sees exactly one backend's answer. Once output has started an error
 surfaces with its partial response, as it would without this layer: mixing the opening of one

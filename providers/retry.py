@@ -29,6 +29,7 @@ Defaults, next to openai-python 3.3's (research/anchors.md §4)::
                        120 s; above it: fail at once
     total waiting      300 s (max_total_delay)              unbounded
     streams            until the first substantive update   not once the headers arrived
+                       (or 64 updates into a tool call)
 
 Full jitter rather than openai-python's 0-25 % shortening: several clients that failed together
 (a server restart) should not come back together, and a local server has no other guard against
@@ -71,7 +72,7 @@ from providers.stream_head import (
     read_head,
     replayable,
 )
-from providers.update_stream import StreamStage
+from providers.update_stream import StreamStage, head_ends
 
 __all__ = [
     "DEFAULT_RETRY_STATUSES",
@@ -268,9 +269,12 @@ class RetryingChatClient(DelegatingChatClient):
     A stream is retried only before the first substantive update (text, reasoning, a tool call)
     reaches the caller. Updates before it (the role-only chunk, keepalives, prefill progress)
     are held back and released with it, so a retry repeats none of them either; an error after
-    it surfaces with the inner client's ``partial_response``, never retried. The count of
-    retries is ``additional_properties["retry_attempts"]`` on the response (on the first update
-    of a stream) and ``error.retry_attempts`` on a ``ProviderError``.
+    it surfaces with the inner client's ``partial_response``, never retried. A tool call is
+    substantive only once complete, so a long one would be held whole: past
+    ``HELD_OUTPUT_LIMIT`` (64) updates of output, the head ends anyway (``head_ends``).
+
+    The count of retries is ``additional_properties["retry_attempts"]`` on the response (on the
+    first update of a stream) and ``error.retry_attempts`` on a ``ProviderError``.
 
     ``sleep`` and ``random`` (the jitter source) are injectable so tests need not wait.
     """
@@ -366,7 +370,7 @@ class RetryingChatClient(DelegatingChatClient):
                 stream = self.inner.get_streaming_response(messages, options)
                 async for update in stream:
                     head.append(update)
-                    if update.is_substantive:
+                    if head_ends(stream, update, len(head)):
                         more = True
                         break
             except BaseException as exc:

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from providers.chat_client import ChatInput
 from providers.chat_response import ChatResponseUpdate
 from providers.messages import ChatMessage
-from providers.update_stream import StreamStage, StreamStages, UpdateStream
+from providers.update_stream import StreamStage, StreamStages, UpdateStream, head_ends
 
 __all__ = ["HeldStream", "OpenedHead", "close_stream", "mark_update", "read_head", "replayable"]
 
@@ -149,7 +149,8 @@ async def _replayed(
 async def read_head(
     stream: AsyncIterator[ChatResponseUpdate],
 ) -> tuple[list[ChatResponseUpdate], bool]:
-    """Updates up to and including the first substantive one, and whether more may follow.
+    """Updates up to and including the one that ends the head (``head_ends``: the first
+    substantive one, or a long tool call's), and whether more may follow.
 
     On any exception the stream is closed before it propagates, so a caller that starts another
     attempt never leaves the abandoned one holding a connection.
@@ -158,7 +159,7 @@ async def read_head(
     try:
         async for update in stream:
             held.append(update)
-            if update.is_substantive:
+            if head_ends(stream, update, len(held)):
                 return held, True
     except BaseException:
         await close_stream(stream)

@@ -30,7 +30,14 @@ from typing import Any
 
 from providers.chat_response import ChatResponseUpdate
 
-__all__ = ["StreamStage", "StreamStages", "UpdateStream", "as_update_stream"]
+__all__ = [
+    "HELD_OUTPUT_LIMIT",
+    "StreamStage",
+    "StreamStages",
+    "UpdateStream",
+    "as_update_stream",
+    "head_ends",
+]
 
 UpdateHook = Callable[[ChatResponseUpdate], None]
 _NO_CONTEXT: AbstractContextManager[Any] = nullcontext()
@@ -73,13 +80,16 @@ class StreamStages:
     the generator: no reference cycle). ``updaters`` is the list it calls for each update.
     """
 
-    __slots__ = ("_ended", "_stages", "_started", "updaters")
+    __slots__ = ("_ended", "_stages", "_started", "output_started", "updaters")
 
     def __init__(self) -> None:
         self._stages: list[StreamStage] = []
         self.updaters: list[UpdateHook] = []
         self._started = 0
         self._ended = 0
+        self.output_started: Callable[[], bool] | None = None
+        """Set by a producer that can tell: has the server started writing output, even output
+        no update carries yet (a tool call being assembled, text a stage holds back)?"""
 
     def __len__(self) -> int:
         return len(self._stages)
@@ -173,6 +183,11 @@ class UpdateStream(AsyncIterator[ChatResponseUpdate]):
         """``anext`` now goes straight to the producer (no first-update or held-head step)."""
         return getattr(self._next, "__self__", None) is not self
 
+    def output_started(self) -> bool:
+        """Has the server started writing output? ``False`` when the producer cannot tell."""
+        probe = self.stages.output_started
+        return probe is not None and probe()
+
     def __aiter__(self) -> UpdateStream:
         return self
 
@@ -220,6 +235,27 @@ def as_update_stream(stream: AsyncIterator[ChatResponseUpdate]) -> UpdateStream:
     if isinstance(stream, UpdateStream):
         return stream
     return UpdateStream.over(stream)
+
+
+HELD_OUTPUT_LIMIT = 64
+"""How many updates a layer may hold back, once the server writes output, before releasing."""
+
+
+def head_ends(stream: object, update: ChatResponseUpdate, held: int) -> bool:
+    """Does ``update``, the ``held``-th update read from ``stream``, end a retry's head?
+
+    A substantive update does. The deltas of a tool call become a ``FunctionCallContent`` only
+    when the call is complete, and text recovery holds back the text inside a ``<tool_call>``
+    block, so a long call gives no substantive update until its end; holding all of it would
+    keep every fragment (and its raw chunk) of the call in memory. So once more than
+    ``HELD_OUTPUT_LIMIT`` updates are held and the producer says the server is writing output
+    (``UpdateStream.output_started``, the first-token budget's rule), the head ends too: a
+    failure in a short call is still retried whole, a long one's is not. Updates before the
+    output starts (prefill progress, keepalives) are held however many there are.
+    """
+    return update.is_substantive or (
+        held > HELD_OUTPUT_LIMIT and isinstance(stream, UpdateStream) and stream.output_started()
+    )
 
 
 async def _staged(

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from providers import (
+    ChatResponse,
     ChatResponseUpdate,
     OpenAiCompatibleChatClient,
     ProviderError,
@@ -21,7 +22,12 @@ from providers import (
     StreamInterruptedError,
 )
 from providers.stream_head import HeldStream, OpenedHead
-from providers.update_stream import StreamStage, UpdateStream, as_update_stream
+from providers.update_stream import (
+    HELD_OUTPUT_LIMIT,
+    StreamStage,
+    UpdateStream,
+    as_update_stream,
+)
 from tests.unit.scripted_client import ScriptedClient, role, text
 
 CHAT = "http://llm.test/v1/chat/completions"
@@ -319,3 +325,67 @@ async def test_retry_annotates_an_error_after_the_head_through_its_stage() -> No
     assert raised.value.retry_attempts == 0
     assert raised.value.partial_response is not None
     assert raised.value.partial_response.text == "ab"
+
+
+# ---- where a retry's head ends ------------------------------------------------------------
+
+
+def _tool_call_sse(fragments: int, *, complete: bool) -> bytes:
+    """A vLLM tool-call stream: the call's name, then its arguments in ``fragments`` pieces;
+    cut off (no finish, no ``[DONE]``) unless ``complete``."""
+
+    def frame(delta: dict[str, Any], finish: str | None = None) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return "data: " + json.dumps({"id": "c", "model": "m", "choices": [choice]}) + "\n\n"
+
+    start = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "write"}}
+    frames = [frame({"role": "assistant"}), frame({"tool_calls": [start]})]
+    pieces = ['{"text": "'] + ["x"] * (fragments - 2) + ['"}']
+    frames += [
+        frame({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}) for piece in pieces
+    ]
+    if complete:
+        frames += [frame({}, "tool_calls"), "data: [DONE]\n\n"]
+    return "".join(frames).encode()
+
+
+@pytest.mark.parametrize(("fragments", "retried"), [(10, True), (200, False)])
+async def test_a_call_cut_off_is_retried_while_short_and_surfaces_once_long(
+    fragments: int, retried: bool
+) -> None:
+    bodies = [
+        _tool_call_sse(fragments, complete=False),
+        _tool_call_sse(fragments, complete=True),
+    ]
+    sent: list[int] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(1)
+        body = bodies[min(len(sent), len(bodies)) - 1]
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    wire = OpenAiCompatibleChatClient("http://llm.test/v1", "m", backend="vllm", http_client=http)
+
+    async def no_wait(seconds: float) -> None:
+        pass
+
+    client = RetryingChatClient(wire, RetryPolicy(), sleep=no_wait)
+    updates: list[ChatResponseUpdate] = []
+    if retried:
+        async for update in client.get_streaming_response("hi"):
+            updates.append(update)
+        [call] = ChatResponse.from_updates(updates).tool_calls
+        assert call.arguments == {"text": "x" * (fragments - 2)}
+        assert len(sent) == 2
+    else:
+        with pytest.raises(StreamInterruptedError) as raised:
+            async for update in client.get_streaming_response("hi"):
+                updates.append(update)
+        assert len(sent) == 1
+        assert raised.value.retry_attempts == 0
+        assert raised.value.partial_response is not None
+        [call] = raised.value.partial_response.tool_calls  # the half-written call is kept
+        assert call.name == "write"
+        # The caller got the fragments as they came, not one list of them at the end.
+        assert len(updates) > HELD_OUTPUT_LIMIT

@@ -70,8 +70,9 @@ class HeldStream(UpdateStream):
         moved.adopt(own)
         if not more:  # the stream ended within its head: the rest is a replay of the head
             await close_stream(stream)
-            self.stages = moved
-            replay = self._iterator = _replayed(head, moved)
+            replay = self._iterator = UpdateStream.over(_listed(head))
+            replay.stages.adopt(moved)
+            self.stages = replay.stages
             self._next = replay.__anext__
             return await replay.__anext__()
         assert stream is not None
@@ -133,17 +134,9 @@ async def _chained(
         await inner.aclose()
 
 
-async def _replayed(
-    head: list[ChatResponseUpdate], stages: StreamStages
-) -> AsyncIterator[ChatResponseUpdate]:
-    try:
-        for update in head:
-            yield stages.apply(update)
-        for update in stages.end():
-            yield update
-    except BaseException as exc:
-        stages.fail(exc)
-        raise
+async def _listed(head: list[ChatResponseUpdate]) -> AsyncIterator[ChatResponseUpdate]:
+    for update in head:
+        yield update
 
 
 async def read_head(

@@ -91,9 +91,6 @@ class StreamStages:
         """Set by a producer that can tell: has the server started writing output, even output
         no update carries yet (a tool call being assembled, text a stage holds back)?"""
 
-    def __len__(self) -> int:
-        return len(self._stages)
-
     def add(self, stage: StreamStage) -> None:
         self._stages.append(stage)
         hook = stage.update_hook()

@@ -30,11 +30,6 @@ OpenedHead = tuple[
 and a stage of the layer's own for the rest of the stream (or ``None``)."""
 
 
-_SHORT_HEAD = 4
-"""Heads up to this long (a role update and the first text, typically) are released one
-coroutine per update, after which the stream adds no level at all."""
-
-
 class HeldStream(UpdateStream):
     """A stream that is opened, and its head read, on the caller's first ``anext``.
 
@@ -79,12 +74,6 @@ class HeldStream(UpdateStream):
         inner = stream if isinstance(stream, UpdateStream) else UpdateStream.over(stream)
         inner.stages.adopt(moved)
         self.stages = inner.stages
-        if len(head) > _SHORT_HEAD:
-            # A long head (a tool call written before any text): released by a generator,
-            # cheaper per update than a coroutine each, which then passes the rest on.
-            chain = self._iterator = _chained(head, moved.updaters, inner)
-            self._next = chain.__anext__
-            return await chain.__anext__()
         self._iterator = inner
         self._head = head
         self._held_updaters = moved.updaters
@@ -110,28 +99,6 @@ class HeldStream(UpdateStream):
 
     async def _next_held(self) -> ChatResponseUpdate:
         return self._release()
-
-
-async def _chained(
-    head: list[ChatResponseUpdate],
-    hooks: list[Callable[[ChatResponseUpdate], None]],
-    inner: UpdateStream,
-) -> AsyncIterator[ChatResponseUpdate]:
-    try:
-        for update in head:
-            for hook in hooks:
-                hook(update)
-            yield update
-        head.clear()  # the stream may be long: do not keep its first updates (and raw chunks)
-        following = inner._next if inner.settled else inner.__anext__
-        while True:
-            try:
-                update = await following()
-            except StopAsyncIteration:
-                break
-            yield update
-    finally:
-        await inner.aclose()
 
 
 async def _listed(head: list[ChatResponseUpdate]) -> AsyncIterator[ChatResponseUpdate]:

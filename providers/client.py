@@ -252,9 +252,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             body = self.build_request_body(messages, options, stream=True)
             backend = self.profile.name
             state = StreamState(backend)
-            stages.output_started = state.has_token
+            stages.progress = state
             sent = time.monotonic()
-            watch = Watchdog(self.timeouts, state.has_token, backend)
+            watch = Watchdog(self.timeouts, state, backend)
             with self._error_mapping(state, watch):
                 # `httpx.AsyncClient.stream()`, unrolled, so that the request dict is dropped
                 # once encoded: many streams may wait for their server at once, each holding

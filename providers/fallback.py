@@ -27,7 +27,7 @@ from providers.chat_client import ChatClient, ChatInput
 from providers.chat_response import ChatResponse, ChatResponseUpdate
 from providers.errors import ConfigurationError, ProviderError
 from providers.options import ChatOptions
-from providers.stream_head import HeldStream, OpenedHead, mark_update, read_head, replayable
+from providers.stream_head import Head, HeldStream, mark_update, read_head, replayable
 
 __all__ = [
     "ANSWERED_BY",
@@ -133,30 +133,7 @@ class FallbackChatClient:
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        messages = replayable(messages)
-
-        async def open_head() -> OpenedHead:
-            stream = self.main.get_streaming_response(messages, options)
-            answered_by, reason = self.main_name, None
-            try:
-                head, more = await read_head(stream)
-            except ProviderError as main_error:
-                if not self._switching(main_error):
-                    raise
-                answered_by, reason = self.fallback_name, type(main_error).__name__
-                stream = self.fallback.get_streaming_response(messages, options)
-                try:
-                    head, more = await read_head(stream)
-                except ProviderError as error:
-                    self._both_failed(main_error, error)
-                    raise
-            if head:
-                mark_update(head[0], ANSWERED_BY, answered_by)
-                if reason is not None:
-                    mark_update(head[0], FALLBACK_REASON, reason)
-            return stream, head, more, None
-
-        return HeldStream(open_head)
+        return _FailoverStream(self, messages, options)
 
     async def aclose(self) -> None:
         try:
@@ -169,3 +146,43 @@ class FallbackChatClient:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+class _FailoverStream(HeldStream):
+    """The main backend's stream, or the fallback's when the main one fails in its head."""
+
+    __slots__ = ("_layer", "_reason")
+
+    def __init__(
+        self, layer: FallbackChatClient, messages: ChatInput, options: ChatOptions | None
+    ) -> None:
+        super().__init__(messages, options)
+        self._layer = layer
+        self._reason: str | None = None
+
+    def _open(self) -> AsyncIterator[ChatResponseUpdate]:
+        return self._layer.main.get_streaming_response(self.messages, self.options)
+
+    async def _reopen(
+        self, failed: BaseException
+    ) -> tuple[AsyncIterator[ChatResponseUpdate] | None, Head]:
+        layer = self._layer
+        if not isinstance(failed, ProviderError) or not layer._switching(failed):
+            raise failed
+        self._reason = type(failed).__name__
+        stream = layer.fallback.get_streaming_response(self.messages, self.options)
+        try:
+            return stream, await read_head(stream)
+        except ProviderError as error:
+            layer._both_failed(failed, error)
+            raise
+
+    def _opened(self, head: list[ChatResponseUpdate]) -> None:
+        if head:
+            layer = self._layer
+            reason = self._reason
+            mark_update(
+                head[0], ANSWERED_BY, layer.main_name if reason is None else layer.fallback_name
+            )
+            if reason is not None:
+                mark_update(head[0], FALLBACK_REASON, reason)

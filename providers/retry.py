@@ -64,15 +64,8 @@ from providers.errors import (
 )
 from providers.options import ChatOptions
 from providers.pipeline import DelegatingChatClient
-from providers.stream_head import (
-    HeldStream,
-    OpenedHead,
-    close_stream,
-    mark_update,
-    read_head,
-    replayable,
-)
-from providers.update_stream import StreamStage, head_ends
+from providers.stream_head import Head, HeldStream, mark_update, read_head, replayable
+from providers.update_stream import StreamStage
 
 __all__ = [
     "DEFAULT_RETRY_STATUSES",
@@ -93,7 +86,6 @@ RETRY_EVENT: Final = "llm.request.retry"
 """The structlog event logged before each retry, with ``attempt``, ``wait`` and ``reason``."""
 
 Sleep = Callable[[float], Awaitable[None]]
-Head = tuple[list[ChatResponseUpdate], bool]
 _T = TypeVar("_T")
 
 
@@ -358,39 +350,40 @@ class RetryingChatClient(DelegatingChatClient):
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        messages = replayable(messages)
+        return _RetriedStream(self, messages, options)
 
-        async def open_head() -> OpenedHead:
-            attempts = 1
-            failed: BaseException | None = None
-            head: list[ChatResponseUpdate] = []
-            more = False
-            stream: AsyncIterator[ChatResponseUpdate] | None = None
-            try:  # attempt 1, without the tenacity machinery (and `read_head`, inline)
-                stream = self.inner.get_streaming_response(messages, options)
-                async for update in stream:
-                    head.append(update)
-                    if head_ends(stream, update, len(head)):
-                        more = True
-                        break
-            except BaseException as exc:
-                failed = exc
-                try:
-                    await close_stream(stream)
-                except BaseException as close_error:  # what `read_head` would have raised
-                    failed = close_error
-            if failed is not None:
 
-                async def again() -> tuple[AsyncIterator[ChatResponseUpdate], Head]:
-                    attempt = self.inner.get_streaming_response(messages, options)
-                    return attempt, await read_head(attempt)
+class _RetriedStream(HeldStream):
+    """A stream's attempts: the first without the tenacity machinery (nearly every stream
+    ends there), the others through ``_after_first_failure``."""
 
-                (stream, (head, more)), attempts = await self._after_first_failure(failed, again)
-            if head:
-                mark_update(head[0], RETRY_ATTEMPTS, attempts - 1)
-            return stream, head, more, _RetryCount(attempts - 1)
+    __slots__ = ("_attempts", "_layer")
 
-        return HeldStream(open_head)
+    def __init__(
+        self, layer: RetryingChatClient, messages: ChatInput, options: ChatOptions | None
+    ) -> None:
+        super().__init__(messages, options)
+        self._layer = layer
+        self._attempts = 1
+
+    def _open(self) -> AsyncIterator[ChatResponseUpdate]:
+        return self._layer.inner.get_streaming_response(self.messages, self.options)
+
+    async def _reopen(
+        self, failed: BaseException
+    ) -> tuple[AsyncIterator[ChatResponseUpdate] | None, Head]:
+        (stream, head), self._attempts = await self._layer._after_first_failure(failed, self._again)
+        return stream, head
+
+    async def _again(self) -> tuple[AsyncIterator[ChatResponseUpdate], Head]:
+        attempt = self._open()
+        return attempt, await read_head(attempt)
+
+    def _opened(self, head: list[ChatResponseUpdate]) -> StreamStage:
+        retries = self._attempts - 1
+        if head:
+            mark_update(head[0], RETRY_ATTEMPTS, retries)
+        return _RetryCount(retries)
 
 
 class _RetryCount(StreamStage):

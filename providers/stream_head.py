@@ -7,55 +7,97 @@ including the first substantive one, before releasing anything, and both need th
 survive a second attempt. This module is that shared mechanism; the policies stay with their
 layers.
 
-``HeldStream`` is the stream both return: it opens the head (the layer's attempts), releases it,
-and then hands its stages to the stream it opened, so past the head the layer adds no
-generator level to any update (``providers.update_stream``).
+``HeldStream`` is the stream both return, subclassed with each layer's policy: it opens the head
+(the layer's attempts), releases it, and then hands its stages to the stream it opened, so past
+the head the layer adds no generator level to any update (``providers.update_stream``).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 
 from providers.chat_client import ChatInput
 from providers.chat_response import ChatResponseUpdate
 from providers.messages import ChatMessage
+from providers.options import ChatOptions
 from providers.update_stream import StreamStage, StreamStages, UpdateStream, head_ends
 
-__all__ = ["HeldStream", "OpenedHead", "close_stream", "mark_update", "read_head", "replayable"]
+__all__ = ["Head", "HeldStream", "close_stream", "mark_update", "read_head", "replayable"]
 
-OpenedHead = tuple[
-    AsyncIterator[ChatResponseUpdate] | None, list[ChatResponseUpdate], bool, StreamStage | None
-]
-"""What a layer's opener returns: the stream it settled on, its head, whether more may follow,
-and a stage of the layer's own for the rest of the stream (or ``None``)."""
+Head = tuple[list[ChatResponseUpdate], bool]
+"""A stream's head, and whether more may follow it."""
 
 
 class HeldStream(UpdateStream):
     """A stream that is opened, and its head read, on the caller's first ``anext``.
 
-    ``open_head`` runs the layer's policy (attempts, a switch of backend) and returns an
-    ``OpenedHead``. The stages added to this stream (by the layers outside) see the head as it
-    is released, then move, with the layer's own stage innermost among them, to the opened
-    stream: from there on, ``anext`` is that stream's own. A failure while opening reaches the
-    stages here.
+    A layer subclasses it with its policy: ``_open`` starts the first attempt, ``_reopen``
+    decides what follows a failed one (another attempt, another backend, or the error), and
+    ``_opened`` marks the head and may give a stage of the layer's own for the rest of the
+    stream. The first attempt's head is read here, inline: while the server prepares its
+    answer the layer holds one coroutine, not a stack of them, however many streams wait.
+
+    The stages added to this stream (by the layers outside) see the head as it is released,
+    then move, with the layer's own stage innermost among them, to the opened stream: from
+    there on, ``anext`` is that stream's own. A failure while opening reaches the stages here.
     """
 
-    __slots__ = ("_head", "_held_updaters", "_open", "_released")
+    __slots__ = ("_head", "_held_updaters", "_released", "messages", "options")
 
-    def __init__(self, open_head: Callable[[], Awaitable[OpenedHead]]) -> None:
+    def __init__(self, messages: ChatInput, options: ChatOptions | None) -> None:
         super().__init__(None, StreamStages())
-        self._open: Callable[[], Awaitable[OpenedHead]] | None = open_head
-        self._head: list[ChatResponseUpdate] = []
+        self.messages = replayable(messages)
+        self.options = options
+        # Set once the head is read; a shared empty tuple until then (and again once it is
+        # released): nothing per stream while its server prepares the answer.
+        self._head: Sequence[ChatResponseUpdate] = ()
         self._released = 0
-        self._held_updaters: list[Callable[[ChatResponseUpdate], None]] = []
+        self._held_updaters: Sequence[Callable[[ChatResponseUpdate], None]] = ()
+
+    # ---- the layer's policy ----------------------------------------------------------------
+
+    def _open(self) -> AsyncIterator[ChatResponseUpdate]:
+        """The first attempt's stream."""
+        raise NotImplementedError
+
+    async def _reopen(
+        self, failed: BaseException
+    ) -> tuple[AsyncIterator[ChatResponseUpdate] | None, Head]:
+        """After the first attempt failed with ``failed`` (its stream already closed): the
+        stream settled on instead and its head, read with ``read_head``; or raise."""
+        raise failed
+
+    def _opened(self, head: list[ChatResponseUpdate]) -> StreamStage | None:
+        """Called once the head is read; the layer's stage for the rest of the stream."""
+        return None
+
+    # ---- opening and releasing -------------------------------------------------------------
 
     async def _first(self) -> ChatResponseUpdate:
-        open_head, self._open = self._open, None
-        assert open_head is not None
         own = self.stages
+        stream: AsyncIterator[ChatResponseUpdate] | None = None
+        head: list[ChatResponseUpdate] = []
+        more = False
         try:
             with own.started():
-                stream, head, more, stage = await open_head()
+                failed: BaseException | None = None
+                try:  # the first attempt: `read_head`, inline
+                    stream = self._open()
+                    async for update in stream:
+                        head.append(update)
+                        if head_ends(stream, update, len(head)):
+                            more = True
+                            break
+                except BaseException as exc:
+                    failed = exc
+                    try:
+                        await close_stream(stream)
+                    except BaseException as close_error:  # what `read_head` would raise
+                        failed = close_error
+                if failed is not None:
+                    stream, (head, more) = await self._reopen(failed)
+                    failed = None
+                stage = self._opened(head)
         except BaseException as exc:
             own.fail(exc)
             raise
@@ -91,8 +133,8 @@ class HeldStream(UpdateStream):
             # Once the inner stream's `anext` is its producer's own, calling that directly
             # saves a call per update for the rest of the stream.
             self._next = inner._next if inner.settled else inner.__anext__
-            self._head = []
-            self._held_updaters = []
+            self._head = ()
+            self._held_updaters = ()
         else:
             self._next = self._next_held
         return update
@@ -106,9 +148,7 @@ async def _listed(head: list[ChatResponseUpdate]) -> AsyncIterator[ChatResponseU
         yield update
 
 
-async def read_head(
-    stream: AsyncIterator[ChatResponseUpdate],
-) -> tuple[list[ChatResponseUpdate], bool]:
+async def read_head(stream: AsyncIterator[ChatResponseUpdate]) -> Head:
     """Updates up to and including the one that ends the head (``head_ends``: the first
     substantive one, or a long tool call's), and whether more may follow.
 

@@ -11,14 +11,21 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import httpx
 
 from providers.errors import ConfigurationError, ProviderTimeoutError, TimeoutPhase
 
-__all__ = ["Timeouts", "Watchdog", "budget_error"]
+__all__ = ["OutputProgress", "Timeouts", "Watchdog", "budget_error"]
+
+
+class OutputProgress(Protocol):
+    """What a stream's parsing state tells the timers: has the server started writing output
+    (a substantive update, or a tool call still being written)?"""
+
+    def has_token(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +98,9 @@ class Watchdog:
         "_cancelling",
         "_first",
         "_handle",
-        "_has_token",
         "_idle",
         "_loop",
+        "_progress",
         "_task",
         "_timeouts",
         "_token_seen",
@@ -103,10 +110,10 @@ class Watchdog:
         "since",
     )
 
-    def __init__(self, timeouts: Timeouts, has_token: Callable[[], bool], backend: str) -> None:
+    def __init__(self, timeouts: Timeouts, progress: OutputProgress, backend: str) -> None:
         now = time.monotonic()
         self._timeouts = timeouts
-        self._has_token = has_token
+        self._progress = progress  # (the object, not a bound method: one less per open stream)
         self._backend = backend
         self._first = _INF if timeouts.first_token is None else now + timeouts.first_token
         self._total = _INF if timeouts.total is None else now + timeouts.total
@@ -139,7 +146,7 @@ class Watchdog:
             self._handle = self._loop.call_later(max(0.0, when - now), self._check)
 
     def _token_check(self) -> None:
-        if not self._token_seen and self._has_token():
+        if not self._token_seen and self._progress.has_token():
             self._token_seen = True
             self.due = self._total
 

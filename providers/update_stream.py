@@ -29,6 +29,7 @@ from contextlib import AbstractContextManager, ExitStack, nullcontext
 from typing import Any
 
 from providers.chat_response import ChatResponseUpdate
+from providers.timeouts import OutputProgress
 
 __all__ = [
     "HELD_OUTPUT_LIMIT",
@@ -80,14 +81,14 @@ class StreamStages:
     the generator: no reference cycle). ``updaters`` is the list it calls for each update.
     """
 
-    __slots__ = ("_ended", "_stages", "_started", "output_started", "updaters")
+    __slots__ = ("_ended", "_stages", "_started", "progress", "updaters")
 
     def __init__(self) -> None:
         self._stages: list[StreamStage] = []
         self.updaters: list[UpdateHook] = []
         self._started = 0
         self._ended = 0
-        self.output_started: Callable[[], bool] | None = None
+        self.progress: OutputProgress | None = None
         """Set by a producer that can tell: has the server started writing output, even output
         no update carries yet (a tool call being assembled, text a stage holds back)?"""
 
@@ -182,8 +183,8 @@ class UpdateStream(AsyncIterator[ChatResponseUpdate]):
 
     def output_started(self) -> bool:
         """Has the server started writing output? ``False`` when the producer cannot tell."""
-        probe = self.stages.output_started
-        return probe is not None and probe()
+        progress = self.stages.progress
+        return progress is not None and progress.has_token()
 
     def __aiter__(self) -> UpdateStream:
         return self
@@ -191,12 +192,14 @@ class UpdateStream(AsyncIterator[ChatResponseUpdate]):
     def __anext__(self) -> Awaitable[ChatResponseUpdate]:
         return self._next()
 
-    async def _first(self) -> ChatResponseUpdate:
+    def _first(self) -> Awaitable[ChatResponseUpdate]:
         iterator = self._iterator
         assert iterator is not None
         self._next = iterator.__anext__
-        with self.stages.started():
-            return await iterator.__anext__()
+        context = self.stages.started()
+        if context is _NO_CONTEXT:  # the usual case: no coroutine of ours while the server
+            return iterator.__anext__()  # prepares its answer, however many streams wait
+        return _awaited_within(context, iterator)
 
     async def aclose(self) -> None:
         """Close the producer; stages not yet ended see ``GeneratorExit``, as a caller's
@@ -225,6 +228,14 @@ class _StreamOver(UpdateStream):
             close = getattr(self._source, "aclose", None)
             if close is not None:
                 await close()
+
+
+async def _awaited_within(
+    context: AbstractContextManager[Any], iterator: AsyncIterator[ChatResponseUpdate]
+) -> ChatResponseUpdate:
+    """The first update, awaited with ``context`` current (a span the stages started)."""
+    with context:
+        return await iterator.__anext__()
 
 
 def as_update_stream(stream: AsyncIterator[ChatResponseUpdate]) -> UpdateStream:

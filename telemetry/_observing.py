@@ -168,7 +168,10 @@ class _ObservingStage(StreamStage):
         recorder.start()
         client = self._client
         self._state = client._start(recorder, self._options)
-        return client._active(self._state)
+        context = client._active(self._state)
+        # None when there is nothing to enter: the stream then needs no coroutine around its
+        # first update (`UpdateStream`), which 200 waiting streams would each hold.
+        return None if context is _NO_CONTEXT else context
 
     def on_end(self) -> tuple[()]:
         self._report("ok", None)

@@ -100,7 +100,7 @@ class ResponsesTransport:
         (SGLang's ``GET ?stream=true``) is read whole, through the same normaliser."""
         decoder = SseDecoder()
         stamps = state.stamps = {"request_sent": time.monotonic()}
-        watch = Watchdog(self.timeouts, state.has_token, self._backend)
+        watch = Watchdog(self.timeouts, state, self._backend)
         clock = time.monotonic
         try:
             with self._error_mapping(state, watch):

@@ -21,7 +21,7 @@ from providers import (
     RetryPolicy,
     StreamInterruptedError,
 )
-from providers.stream_head import HeldStream, OpenedHead
+from providers.stream_head import HeldStream
 from providers.update_stream import (
     HELD_OUTPUT_LIMIT,
     StreamStage,
@@ -237,37 +237,55 @@ async def test_closing_a_stream_over_a_started_source_closes_the_source() -> Non
 # ---- HeldStream ---------------------------------------------------------------------------
 
 
-def _held(stream: AsyncIterator[ChatResponseUpdate], head_size: int) -> HeldStream:
-    """A layer that reads ``head_size`` updates as its head, then hands the rest on."""
+class _Held(HeldStream):
+    """A layer with no policy of its own: it opens ``stream`` (or fails with ``failure``), and
+    its head ends where the rule says (``head_ends``)."""
 
-    async def open_head() -> OpenedHead:
-        head = [await anext(stream) for _ in range(head_size)]
-        return stream, head, True, None
+    __slots__ = ("_failure", "_stream")
 
-    return HeldStream(open_head)
+    def __init__(
+        self, stream: AsyncIterator[ChatResponseUpdate], failure: BaseException | None = None
+    ) -> None:
+        super().__init__("hi", None)
+        self._stream = stream
+        self._failure = failure
+
+    def _open(self) -> AsyncIterator[ChatResponseUpdate]:
+        if self._failure is not None:
+            raise self._failure
+        return self._stream
+
+
+async def _led(leading: int, *pieces: str) -> AsyncIterator[ChatResponseUpdate]:
+    """``leading`` role-only updates (not substantive: all held in the head), then ``pieces``."""
+    for _ in range(leading):
+        yield role()
+    async for update in _updates(*pieces):
+        yield update
 
 
 @pytest.mark.parametrize("head_size", [1, 2, 6])
 async def test_held_stream_stages_see_every_update_once_in_order(head_size: int) -> None:
     pieces = [str(i) for i in range(10)]
-    inner = as_update_stream(_updates(*pieces))
+    expected = [""] * (head_size - 1) + pieces
+    inner = as_update_stream(_led(head_size - 1, *pieces))
     inner_tagger = Tagger()
     inner.add_stage(inner_tagger)
-    held = _held(inner, head_size)
+    held = _Held(inner)
     outer = Tagger()
     held.add_stage(outer)
 
     got = [u.text async for u in held]
-    assert got == pieces
-    assert outer.seen == pieces
-    assert inner_tagger.seen == pieces
+    assert got == expected
+    assert outer.seen == expected
+    assert inner_tagger.seen == expected
     assert outer.started_in is None  # started once, by the held stream
 
 
 async def test_held_stream_moves_its_stages_so_a_later_error_reaches_them() -> None:
     log: list[str] = []
     error = StreamInterruptedError("cut", backend="vllm")
-    held = _held(as_update_stream(_updates("a", "b", error)), 1)
+    held = _Held(as_update_stream(_updates("a", "b", error)))
     held.add_stage(Hooks("out", log))
     got: list[str] = []
     with pytest.raises(StreamInterruptedError):
@@ -279,11 +297,8 @@ async def test_held_stream_moves_its_stages_so_a_later_error_reaches_them() -> N
 
 async def test_held_stream_that_fails_while_opening_fails_its_stages() -> None:
     log: list[str] = []
-
-    async def open_head() -> OpenedHead:
-        raise StreamInterruptedError("no answer", backend="vllm")
-
-    held = HeldStream(open_head).add_stage(Hooks("out", log))
+    failure = StreamInterruptedError("no answer", backend="vllm")
+    held = _Held(_updates("never"), failure).add_stage(Hooks("out", log))
     with pytest.raises(StreamInterruptedError):
         await anext(held)
     assert log == ["out:start", "out:fail:StreamInterruptedError"]
@@ -291,13 +306,19 @@ async def test_held_stream_that_fails_while_opening_fails_its_stages() -> None:
 
 async def test_held_stream_whose_stream_ended_in_the_head_replays_it_and_ends_the_stages() -> None:
     log: list[str] = []
+    closed: list[bool] = []
 
-    async def open_head() -> OpenedHead:
-        return None, [text("a"), text("b")], False, None
+    async def two_roles() -> AsyncIterator[ChatResponseUpdate]:
+        try:
+            yield role()
+            yield role()
+        finally:
+            closed.append(True)
 
-    held = HeldStream(open_head).add_stage(Hooks("out", log, tail=["t"]))
-    assert [u.text async for u in held] == ["a", "b", "t"]
-    assert log == ["out:start", "out:a", "out:b", "out:end"]
+    held = _Held(two_roles()).add_stage(Hooks("out", log, tail=["t"]))
+    assert [u.text async for u in held] == ["", "", "t"]
+    assert log == ["out:start", "out:", "out:", "out:end"]
+    assert closed == [True]
 
 
 async def test_retry_over_the_wire_client_runs_outer_stages_in_the_wire_generator() -> None:

@@ -127,14 +127,24 @@ async def oaicompat_session(base: str, max_connections: int) -> AsyncIterator[St
 
 @asynccontextmanager
 async def full_pipeline_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
-    """The standard stack a user builds: telemetry -> retry -> text recovery (auto) -> client."""
+    """Issue 9's full pipeline: telemetry -> text recovery (auto) -> client (with its
+    normalisation); the targets are judged on it."""
     async with _layered_session(base, max_connections, full=True) as stream:
         yield stream
 
 
 @asynccontextmanager
+async def full_with_retry_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
+    """The standard stack ``ChatClientBuilder`` and the YAML configuration build: the full
+    pipeline with ``RetryingChatClient`` between telemetry and text recovery. Reported beside
+    it, so that what retry costs is visible on its own."""
+    async with _layered_session(base, max_connections, full=True, retry=True) as stream:
+        yield stream
+
+
+@asynccontextmanager
 async def _layered_session(
-    base: str, max_connections: int, *, full: bool
+    base: str, max_connections: int, *, full: bool, retry: bool = False
 ) -> AsyncIterator[StreamFn]:
     from providers import (
         ChatClient,
@@ -159,9 +169,10 @@ async def _layered_session(
             if full:
                 from telemetry import TelemetryChatClient
 
-                client = TelemetryChatClient(
-                    RetryingChatClient(TextRecoveryChatClient(client), RetryPolicy())
-                )
+                client = TextRecoveryChatClient(client)
+                if retry:
+                    client = RetryingChatClient(client, RetryPolicy())
+                client = TelemetryChatClient(client)
             return client
 
         async def stream(scenario: Scenario) -> Outcome:
@@ -258,6 +269,12 @@ def default_clients() -> dict[str, ClientSpec]:
             unavailable=None
             if FULL_PIPELINE is not None
             else "not wired yet (text recovery and telemetry layers pending)",
+        ),
+        ClientSpec(
+            "full_retry",
+            "full pipeline + retry",
+            full_with_retry_session,
+            recovers_text_tool_calls=True,
         ),
     ]
     if importlib.util.find_spec("openai") is not None:

@@ -8,14 +8,17 @@ Targets (the benchmark prints PASS/FAIL; only correctness failures change the ex
 * cold ``import providers`` (bytecode cached) ≤ 150 ms;
 * concurrent streams: all complete, peak RSS growth ≤ the floor's.
 
-They are judged on the full pipeline when it is wired, and always on "client (recovery off)".
+They are judged on the full pipeline as issue 9 defines it (client + normalisation + text
+recovery in ``auto`` + telemetry) and on "client (recovery off)". The same limits are also shown
+for "full pipeline + retry", the stack users build, marked as reported: not one of the issue's
+targets, so ``--strict`` ignores them.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from benchmarks.clients import ClientSpec
@@ -38,6 +41,8 @@ class Target:
     passed: bool | None
     """``None``: not measured (client unavailable, file absent)."""
     note: str = ""
+    issue_target: bool = True
+    """``False``: shown against the same limit for information (``--strict`` ignores it)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,6 +52,7 @@ class Target:
             "limit": self.limit,
             "passed": self.passed,
             "note": self.note,
+            "issue_target": self.issue_target,
         }
 
     @property
@@ -81,9 +87,36 @@ def evaluate_targets(
     imports: dict[str, Any] | None,
     concurrency: dict[str, Any],
     judged: Sequence[str],
+    reported: Sequence[str] = (),
+) -> list[Target]:
+    targets = _client_targets(table, concurrency, judged)
+    targets += [
+        replace(target, issue_target=False)
+        for target in _client_targets(table, concurrency, reported)
+    ]
+    if imports and "providers" in imports:
+        cached = imports["providers"]["cached_ms"]
+        targets.append(
+            Target(
+                "cold import providers (ms, bytecode cached)",
+                "providers",
+                round(cached, 1),
+                IMPORT_LIMIT_MS,
+                cached <= IMPORT_LIMIT_MS,
+            )
+        )
+    else:
+        targets.append(
+            Target("cold import providers (ms)", "providers", None, IMPORT_LIMIT_MS, None)
+        )
+    return targets
+
+
+def _client_targets(
+    table: dict[str, Any], concurrency: dict[str, Any], clients: Sequence[str]
 ) -> list[Target]:
     targets: list[Target] = []
-    for client in judged:
+    for client in clients:
         for kind, limit in _RATIO_LIMITS.items():
             rows = [
                 (sid, row)
@@ -131,21 +164,6 @@ def evaluate_targets(
                     f"{run['completed']}/{run['streams']} complete",
                 )
             )
-    if imports and "providers" in imports:
-        cached = imports["providers"]["cached_ms"]
-        targets.append(
-            Target(
-                "cold import providers (ms, bytecode cached)",
-                "providers",
-                round(cached, 1),
-                IMPORT_LIMIT_MS,
-                cached <= IMPORT_LIMIT_MS,
-            )
-        )
-    else:
-        targets.append(
-            Target("cold import providers (ms)", "providers", None, IMPORT_LIMIT_MS, None)
-        )
     return targets
 
 
@@ -242,5 +260,7 @@ def render(report: dict[str, Any], specs: Sequence[ClientSpec], targets: Sequenc
         limit = "—" if target.limit is None else f"{target.limit}"
         note = f"  [{target.note}]" if target.note else ""
         verdict = f"{target.verdict:<5} {target.client:<10}"
+        if not target.issue_target:
+            note += "  (reported, not an issue-9 target)"
         lines.append(f"  {verdict} {target.name}: {value} (limit {limit}){note}")
     return "\n".join(lines)

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--streams", type=int, help="concurrent streams (default 200)")
     parser.add_argument("--stream-n", type=int, help="chunks per concurrent stream")
     parser.add_argument(
-        "--concurrency-runs", type=int, help="fresh processes per client (default 3, median)"
+        "--concurrency-runs", type=int, help="fresh processes per client (default 5, median)"
     )
     parser.add_argument("--no-imports", action="store_true")
     parser.add_argument("--no-concurrency", action="store_true")

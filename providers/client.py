@@ -255,7 +255,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             stages.progress = state
             sent = time.monotonic()
             watch = Watchdog(self.timeouts, state, backend)
-            with self._error_mapping(state, watch):
+            try:  # (the error mapping is made only if something fails: nothing per waiting stream)
                 # `httpx.AsyncClient.stream()`, unrolled, so that the request dict is dropped
                 # once encoded: many streams may wait for their server at once, each holding
                 # only what it must. For the same reason the parsing state is made only once
@@ -339,6 +339,11 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                     await response.aclose()
                 for update in state.end():
                     yield stages.apply(update)
+            except BaseException as exc:
+                error = self._error_mapping(state, watch).mapped(exc)
+                if error is None or error is exc:
+                    raise
+                raise error from exc
             for update in stages.end():
                 yield update
         except BaseException as exc:

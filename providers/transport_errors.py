@@ -75,13 +75,18 @@ class TransportErrorMapping:
     ) -> None:
         if exc is None:
             return
-        error = self._map(exc)
-        if error is None:
-            return
-        if self._state is not None:
-            self._state.attach_partial(error)
-        if error is not exc:
+        error = self.mapped(exc)
+        if error is not None and error is not exc:
             raise error from exc
+
+    def mapped(self, exc: BaseException) -> ProviderError | None:
+        """The error ``exc`` stands for, with the partial response attached (``exc`` itself
+        when it is already one); ``None`` when it must propagate untouched. For a caller that
+        makes the mapping only once something failed, instead of entering it up front."""
+        error = self._map(exc)
+        if error is not None and self._state is not None:
+            self._state.attach_partial(error)
+        return error
 
     def _map(self, exc: BaseException) -> ProviderError | None:
         if isinstance(exc, ProviderError):

@@ -210,6 +210,24 @@ def test_targets_and_rendering_without_timing_claims() -> None:
     assert verdicts["reasoning"] is None  # not measured
     assert verdicts["2"] is False  # one stream did not complete
     assert verdicts["cold"] is True
+    assert all(t.issue_target for t in targets)
+
+
+def test_a_reported_client_is_judged_against_the_same_limits_but_marked() -> None:
+    table = {
+        "vllm/text-10": {"events": 14, "floor": {"us_per_chunk": 1.0, "ratio_to_floor": 1.0},
+                         "full": {"us_per_chunk": 1.2, "ratio_to_floor": 1.2},
+                         "full_retry": {"us_per_chunk": 1.8, "ratio_to_floor": 1.8}},
+    }  # fmt: skip
+    targets = evaluate_targets(table, None, {}, ["full"], ["full_retry"])
+    text = {t.client: t for t in targets if t.name.startswith("text CPU")}
+    assert text["full"].passed is True and text["full"].issue_target
+    assert text["full_retry"].passed is False and not text["full_retry"].issue_target
+    assert "(reported, not an issue-9 target)" in render(
+        {"meta": {"n": 1, "runs": 1, "python": "3", "cpus": 2, "quick": False},
+         "cpu": table, "mismatches": []},
+        runnable(), targets,
+    )  # fmt: skip
 
 
 def test_the_suite_runs_end_to_end_and_fails_on_a_wrong_client(

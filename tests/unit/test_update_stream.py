@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import inspect
 import json
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
@@ -167,6 +168,24 @@ async def test_the_start_contexts_are_current_while_the_first_update_is_awaited(
     assert [u.text async for u in stream] == ["a", "b"]
     assert seen == ["only", None]  # current for the request, never across the caller's yields
     assert CURRENT.get() is None
+
+
+async def test_without_a_start_context_the_first_anext_is_the_producers_own_awaitable() -> None:
+    """What 200 waiting streams each hold: no coroutine of ours around the first update
+    unless a stage's start context needs one."""
+    stream = _wire_client(_sse("a")).get_streaming_response("hi")
+    stream.add_stage(Tagger())  # starts, but enters no context
+    first = stream.__anext__()
+    assert not inspect.iscoroutine(first)  # the wire generator's own `asend`
+    assert (await first).role is not None
+
+    with_context = _wire_client(_sse("a")).get_streaming_response("hi")
+    with_context.add_stage(Hooks("ctx", []))
+    first = with_context.__anext__()
+    assert inspect.iscoroutine(first)  # the context must stay current while it is awaited
+    await first
+    await with_context.aclose()
+    await stream.aclose()
 
 
 async def test_a_stage_without_on_update_adds_no_hook() -> None:

@@ -95,6 +95,23 @@ async def test_stream_failing_after_output_started_is_never_switched() -> None:
     assert fallback.calls == []
 
 
+async def test_a_main_client_that_refuses_the_stream_outright_is_failed_over() -> None:
+    """A client of the caller's own may raise from ``get_streaming_response`` itself, before
+    returning any iterator; that is a failure before output like any other."""
+
+    class Refusing(ScriptedClient):
+        def get_streaming_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise BackendUnavailableError("busy", status=503)
+
+    fallback = ScriptedClient([role(), text("ok")])
+    client = FallbackChatClient(Refusing([]), fallback)
+    stream = client.get_streaming_response("hi")  # nothing is raised before the first anext
+    seen, error = await collect(stream)
+    assert error is None
+    assert "".join(u.text for u in seen) == "ok"
+    assert _props(seen[0])[FALLBACK_REASON] == "BackendUnavailableError"
+
+
 async def test_stream_from_main_is_marked_on_its_first_update_only() -> None:
     client = FallbackChatClient(ScriptedClient([role(), text("a"), text("b")]), ScriptedClient([]))
     seen, error = await collect(client.get_streaming_response("hi"))

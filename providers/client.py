@@ -244,30 +244,26 @@ class OpenAiCompatibleChatClient(HttpClientBase):
     async def _stream(
         self, messages: ChatInput, options: ChatOptions | None, stages: StreamStages
     ) -> AsyncIterator[ChatResponseUpdate]:
-        updaters = stages.updaters  # (the list the stages are added to, even after the start)
         watch: Watchdog | None = None
         try:
             if self._needs_preparing:
                 options = await self._prepare(messages, options)
-            body = self.build_request_body(messages, options, stream=True)
-            backend = self.profile.name
-            state = StreamState(backend)
+            # `httpx.AsyncClient.stream()`, unrolled, and the request dict only an argument, so
+            # that it is dropped once encoded: many streams may wait for their server at once,
+            # each holding only what it must. For the same reason the parsing state is made
+            # only once the server has answered, and the frame keeps few variables.
+            request = self._http.build_request(
+                "POST",
+                self._chat_url(),
+                json=self.build_request_body(messages, options, stream=True),
+                headers=self._headers,
+                extensions=self._request_extensions,
+            )
+            state = StreamState(self.profile.name)
             stages.progress = state
             sent = time.monotonic()
-            watch = Watchdog(self.timeouts, state, backend)
+            watch = Watchdog(self.timeouts, state, state.backend, sent)
             try:  # (the error mapping is made only if something fails: nothing per waiting stream)
-                # `httpx.AsyncClient.stream()`, unrolled, so that the request dict is dropped
-                # once encoded: many streams may wait for their server at once, each holding
-                # only what it must. For the same reason the parsing state is made only once
-                # the server has answered.
-                request = self._http.build_request(
-                    "POST",
-                    self._chat_url(),
-                    json=body,
-                    headers=self._headers,
-                    timeout=self._httpx_timeout,
-                )
-                del body
                 response = await self._http.send(request, stream=True)
                 try:
                     stamps = state.stamps = {
@@ -278,11 +274,11 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                         raise self._status_error(
                             response.status_code, await response.aread(), response.headers
                         )
-                    normalizer = state.normalizer = ChunkNormalizer(
+                    state.normalizer = ChunkNormalizer(
                         self.profile, redact_fingerprint=self._redact_fingerprint
                     )
                     decoder = SseDecoder()
-                    feed = normalizer.feed
+                    feed = state.normalizer.feed
                     add = state.partial.add
                     clock = time.monotonic
                     unstamped = True  # the first update carries the transport's instants
@@ -310,7 +306,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                             except (StopIteration, ValueError):
                                 end = -1
                             if end != len(data) or type(payload) is not dict:
-                                payload = loads(data, backend)  # whitespace, or an error
+                                payload = loads(data, state.backend)  # whitespace, or an error
                             for update in feed(payload):
                                 if update.finish_reason is not None:
                                     state.finished = True
@@ -319,9 +315,10 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                                     state.stamps = None
                                     unstamped = False
                                 add(update)
-                                if updaters:
-                                    for on_update in updaters:
-                                        on_update(update)
+                                updating = stages.updating  # (stages may come after the start)
+                                if updating:
+                                    for stage in updating:
+                                        stage.on_update(update)
                                 yield update
                         if state.done:
                             break

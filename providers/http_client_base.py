@@ -66,6 +66,11 @@ class HttpClientBase:
             timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)
         self.timeouts = timeouts
         self._httpx_timeout = timeouts.httpx_timeout()
+        # httpx's request extensions, made once: `build_request(timeout=...)` makes a `Timeout`
+        # copy and its dict per request, which every waiting stream would then hold. (Each
+        # `httpx.Request` copies the outer dict, so a hook adding to one request's extensions
+        # does not reach the next; httpcore only reads the timeout mapping.)
+        self._request_extensions: dict[str, Any] = {"timeout": self._httpx_timeout.as_dict()}
         self._capability_overrides = capability_overrides
         self._resolver: OpenAiCompatibleCapabilityResolver | None = None
 

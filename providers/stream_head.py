@@ -14,7 +14,7 @@ the head the layer adds no generator level to any update (``providers.update_str
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 
 from providers.chat_client import ChatInput
 from providers.chat_response import ChatResponseUpdate
@@ -42,7 +42,7 @@ class HeldStream(UpdateStream):
     there on, ``anext`` is that stream's own. A failure while opening reaches the stages here.
     """
 
-    __slots__ = ("_head", "_held_updaters", "_released", "messages", "options")
+    __slots__ = ("_head", "_held_updating", "_released", "messages", "options")
 
     def __init__(self, messages: ChatInput, options: ChatOptions | None) -> None:
         super().__init__(None, StreamStages())
@@ -52,7 +52,7 @@ class HeldStream(UpdateStream):
         # released): nothing per stream while its server prepares the answer.
         self._head: Sequence[ChatResponseUpdate] = ()
         self._released = 0
-        self._held_updaters: Sequence[Callable[[ChatResponseUpdate], None]] = ()
+        self._held_updating: Sequence[StreamStage] = ()
 
     # ---- the layer's policy ----------------------------------------------------------------
 
@@ -118,15 +118,15 @@ class HeldStream(UpdateStream):
         self.stages = inner.stages
         self._iterator = inner
         self._head = head
-        self._held_updaters = moved.updaters
+        self._held_updating = moved.updating
         return self._release()
 
     def _release(self) -> ChatResponseUpdate:
         head = self._head
         update = head[self._released]
         self._released += 1
-        for on_update in self._held_updaters:
-            on_update(update)
+        for stage in self._held_updating:
+            stage.on_update(update)
         if self._released == len(head):
             inner = self._iterator
             assert isinstance(inner, UpdateStream)
@@ -134,7 +134,7 @@ class HeldStream(UpdateStream):
             # saves a call per update for the rest of the stream.
             self._next = inner._next if inner.settled else inner.__anext__
             self._head = ()
-            self._held_updaters = ()
+            self._held_updating = ()
         else:
             self._next = self._next_held
         return update

@@ -110,8 +110,9 @@ class Watchdog:
         "since",
     )
 
-    def __init__(self, timeouts: Timeouts, progress: OutputProgress, backend: str) -> None:
-        now = time.monotonic()
+    def __init__(
+        self, timeouts: Timeouts, progress: OutputProgress, backend: str, now: float
+    ) -> None:
         self._timeouts = timeouts
         self._progress = progress  # (the object, not a bound method: one less per open stream)
         self._backend = backend

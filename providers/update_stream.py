@@ -40,7 +40,6 @@ __all__ = [
     "head_ends",
 ]
 
-UpdateHook = Callable[[ChatResponseUpdate], None]
 _NO_CONTEXT: AbstractContextManager[Any] = nullcontext()
 
 
@@ -49,7 +48,8 @@ class StreamStage:
 
     Hooks are synchronous and run on the stream's hot path, so they should be quick; editing an
     update in place is the norm. A stage that does not override ``on_update`` costs its stream
-    nothing per update.
+    nothing per update. The stream calls ``stage.on_update`` itself rather than keeping a bound
+    method per stage: 64 bytes less for each stream waiting for its server, at no cost per call.
     """
 
     __slots__ = ()
@@ -60,13 +60,6 @@ class StreamStage:
     def on_update(self, update: ChatResponseUpdate) -> None:
         pass
 
-    def update_hook(self) -> UpdateHook | None:
-        """What the stream calls per update: ``on_update``, or ``None`` when it is not
-        overridden. A stage may hand out another object's method to save a call level."""
-        if type(self).on_update is StreamStage.on_update:
-            return None
-        return self.on_update
-
     def on_end(self) -> Iterable[ChatResponseUpdate]:
         return ()
 
@@ -74,18 +67,26 @@ class StreamStage:
         pass
 
 
+def _looks_at_updates(stage: StreamStage) -> bool:
+    return type(stage).on_update is not StreamStage.on_update
+
+
 class StreamStages:
     """The stages of one stream, innermost first, and how far its start and end have got.
 
     The generator producing the stream holds this object (not the ``UpdateStream``, which holds
-    the generator: no reference cycle). ``updaters`` is the list it calls for each update.
+    the generator: no reference cycle). ``updating`` are the stages whose ``on_update`` it calls
+    for each update; it reads the attribute per update, since stages may be added after the
+    start (a retry's head).
+    Tuples, not lists: a stream gets two or three stages once, and every stream waiting for its
+    server would hold two lists and their item arrays (176 bytes) where two tuples take 112.
     """
 
-    __slots__ = ("_ended", "_stages", "_started", "progress", "updaters")
+    __slots__ = ("_ended", "_stages", "_started", "progress", "updating")
 
     def __init__(self) -> None:
-        self._stages: list[StreamStage] = []
-        self.updaters: list[UpdateHook] = []
+        self._stages: tuple[StreamStage, ...] = ()
+        self.updating: tuple[StreamStage, ...] = ()
         self._started = 0
         self._ended = 0
         self.progress: OutputProgress | None = None
@@ -93,10 +94,9 @@ class StreamStages:
         no update carries yet (a tool call being assembled, text a stage holds back)?"""
 
     def add(self, stage: StreamStage) -> None:
-        self._stages.append(stage)
-        hook = stage.update_hook()
-        if hook is not None:
-            self.updaters.append(hook)
+        self._stages += (stage,)
+        if _looks_at_updates(stage):
+            self.updating += (stage,)
 
     def adopt(self, other: StreamStages) -> None:
         """Take over ``other``'s stages, already started, as the outermost ones."""
@@ -125,8 +125,8 @@ class StreamStages:
 
     def apply(self, update: ChatResponseUpdate) -> ChatResponseUpdate:
         """Run every stage's ``on_update`` (for updates produced outside the generator)."""
-        for on_update in self.updaters:
-            on_update(update)
+        for stage in self.updating:
+            stage.on_update(update)
         return update
 
     def end(self) -> Iterator[ChatResponseUpdate]:
@@ -137,10 +137,10 @@ class StreamStages:
             self._ended += 1
             tail = stage.on_end()
             if tail:
-                later = [h for s in stages[self._ended :] if (h := s.update_hook()) is not None]
+                later = [s for s in stages[self._ended :] if _looks_at_updates(s)]
                 for update in tail:
-                    for on_update in later:
-                        on_update(update)
+                    for outer in later:
+                        outer.on_update(update)
                     yield update
 
     def fail(self, error: BaseException) -> None:
@@ -269,11 +269,10 @@ def head_ends(stream: object, update: ChatResponseUpdate, held: int) -> bool:
 async def _staged(
     source: AsyncIterator[ChatResponseUpdate], stages: StreamStages
 ) -> AsyncIterator[ChatResponseUpdate]:
-    updaters = stages.updaters
     try:
         async for update in source:
-            for on_update in updaters:
-                on_update(update)
+            for stage in stages.updating:
+                stage.on_update(update)
             yield update
         for update in stages.end():
             yield update

@@ -89,15 +89,19 @@ class ObservingChatClient(DelegatingChatClient):
     # Lifecycle ------------------------------------------------------------------------------
 
     def _recorder(self, options: ChatOptions | None, streamed: bool) -> RequestRecorder:
+        return RequestRecorder(**self._recording(options, streamed))
+
+    def _recording(self, options: ChatOptions | None, streamed: bool) -> dict[str, Any]:
+        """A ``RequestRecorder``'s arguments for one request."""
         model = options.model_id if options is not None else None
-        return RequestRecorder(
-            backend=self.backend,
-            extractor=self.extractor,
-            clock=self._clock,
-            streamed=streamed,
-            request_model=model or _find(self.inner, "model_id"),
-            deferred=streamed,
-        )
+        return {
+            "backend": self.backend,
+            "extractor": self.extractor,
+            "clock": self._clock,
+            "streamed": streamed,
+            "request_model": model or _find(self.inner, "model_id"),
+            "deferred": streamed,
+        }
 
     def _finish(
         self,
@@ -142,32 +146,30 @@ class ObservingChatClient(DelegatingChatClient):
         return stream.add_stage(_ObservingStage(self, options))
 
 
-class _ObservingStage(StreamStage):
+class _ObservingStage(RequestRecorder, StreamStage):
     """One streamed request's record, kept as its updates pass (``providers.update_stream``).
 
-    The recorder's own ``observe`` is the stream's per-update hook: no call level of this
-    stage's in between.
+    The stage is its own recorder, and the recorder's ``observe`` is its ``on_update``: one
+    object per stream, not two (every stream waiting for its server holds it), and no call level
+    between the stream and the recorder.
     """
 
-    __slots__ = ("_client", "_options", "_recorder", "_state")
+    __slots__ = ("_client", "_options", "_reported", "_state")
+
+    on_update = RequestRecorder.observe
 
     def __init__(self, client: ObservingChatClient, options: ChatOptions | None) -> None:
+        super().__init__(**client._recording(options, streamed=True))
         self._client = client
         self._options = options
-        self._recorder: RequestRecorder | None = client._recorder(options, streamed=True)
+        self._reported = False
         self._state: Any = None
-
-    def update_hook(self) -> Callable[[ChatResponseUpdate], None] | None:
-        return self._recorder.observe if self._recorder is not None else None
 
     def on_start(self) -> AbstractContextManager[Any] | None:
         # The caller's first `anext`, i.e. when the request is really sent.
-        recorder = self._recorder
-        if recorder is None:
-            return None
-        recorder.start()
+        self.start()
         client = self._client
-        self._state = client._start(recorder, self._options)
+        self._state = client._start(self, self._options)
         context = client._active(self._state)
         # None when there is nothing to enter: the stream then needs no coroutine around its
         # first update (`UpdateStream`), which 200 waiting streams would each hold.
@@ -185,7 +187,6 @@ class _ObservingStage(StreamStage):
             self._report("cancelled", None)
 
     def _report(self, status: RequestStatus, error: BaseException | None) -> None:
-        recorder = self._recorder
-        if recorder is not None:
-            self._recorder = None
-            self._client._finish(self._state, recorder, status, error, recorder.last)
+        if not self._reported:
+            self._reported = True
+            self._client._finish(self._state, self, status, error, self.last)

@@ -99,8 +99,9 @@ class ResponsesTransport:
         and for any error's partial response. A JSON answer where events were asked for
         (SGLang's ``GET ?stream=true``) is read whole, through the same normaliser."""
         decoder = SseDecoder()
-        stamps = state.stamps = {"request_sent": time.monotonic()}
-        watch = Watchdog(self.timeouts, state, self._backend)
+        sent = time.monotonic()
+        stamps = state.stamps = {"request_sent": sent}
+        watch = Watchdog(self.timeouts, state, self._backend, sent)
         clock = time.monotonic
         try:
             with self._error_mapping(state, watch):

@@ -28,6 +28,7 @@ from providers import (
     StreamInterruptedError,
     TextContent,
     TextReasoningContent,
+    Timeouts,
 )
 
 BASE = "http://llm.test"
@@ -613,6 +614,28 @@ async def test_brought_http_client_is_not_closed() -> None:
         pass
     assert not http.is_closed
     await http.aclose()
+
+
+async def test_each_request_hands_httpx_the_connect_budget_in_extensions_of_its_own() -> None:
+    # The extensions are built once per client; what a caller's event hook adds to one
+    # request's must still not reach the next.
+    seen: list[dict[str, Any]] = []
+
+    async def tag(request: httpx.Request) -> None:
+        seen.append(dict(request.extensions))
+        request.extensions["trace"] = "from the first request"
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return streaming(sse(chunk({"content": "ok"}, "stop")))
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(answer), event_hooks={"request": [tag]})
+    budgets = Timeouts(connect=3.0, first_token=5.0, idle=7.0, total=9.0)
+    async with http, OpenAiCompatibleChatClient(BASE, "m", http_client=http, timeouts=budgets) as c:
+        await collect(c)
+        await collect(c)
+    assert [extensions.get("trace") for extensions in seen] == [None, None]
+    # httpx enforces connect only; the other budgets are the watchdog's.
+    assert seen[1]["timeout"] == {"connect": 3.0, "read": None, "write": None, "pool": None}
 
 
 async def test_own_http_client_is_closed() -> None:

@@ -191,9 +191,9 @@ async def test_without_a_start_context_the_first_anext_is_the_producers_own_awai
 async def test_a_stage_without_on_update_adds_no_hook() -> None:
     stream = as_update_stream(_updates("a"))
     stream.add_stage(Silent())
-    assert stream.stages.updaters == []
+    assert stream.stages.updating == ()
     stream.add_stage(Tagger())
-    assert len(stream.stages.updaters) == 1
+    assert len(stream.stages.updating) == 1
 
 
 @pytest.mark.parametrize("source", ["wire", "foreign"])

@@ -17,6 +17,7 @@ from typing import Protocol
 import httpx
 
 from providers.errors import ConfigurationError, ProviderTimeoutError, TimeoutPhase
+from providers.wake_ups import WakeUp, wake_ups
 
 __all__ = ["OutputProgress", "Timeouts", "Watchdog", "budget_error"]
 
@@ -78,8 +79,8 @@ class Timeouts:
 _INF = math.inf
 
 
-class Watchdog:
-    """The first-token, idle and total budgets of one streamed request, on one timer.
+class Watchdog(WakeUp):
+    """The first-token, idle and total budgets of one streamed request, on one wake-up.
 
     The read loop records when it starts waiting on the network (``since``) and clears it when
     data arrives: a clock read, one comparison with ``due`` and two stores per network read. The
@@ -90,21 +91,21 @@ class Watchdog:
     waits on the network (``since`` set), never while the caller holds an update; a deadline
     that passes meanwhile is raised by the next read (``due``). Cancellation follows
     ``asyncio.timeout``: the expiry is claimed with ``Task.uncancel`` only if nobody else
-    cancelled the task too.
+    cancelled the task too. The wake-ups of all of a loop's watchdogs share one asyncio timer
+    (``providers.wake_ups``).
     """
 
     __slots__ = (
         "_backend",
         "_cancelling",
         "_first",
-        "_handle",
         "_idle",
-        "_loop",
         "_progress",
         "_task",
         "_timeouts",
         "_token_seen",
         "_total",
+        "_wake_ups",
         "due",
         "expired",
         "since",
@@ -113,17 +114,18 @@ class Watchdog:
     def __init__(
         self, timeouts: Timeouts, progress: OutputProgress, backend: str, now: float
     ) -> None:
+        super().__init__()
         self._timeouts = timeouts
-        self._progress = progress  # (the object, not a bound method: one less per open stream)
+        # (the object, not a bound method: one less per open stream; dropped when closed)
+        self._progress: OutputProgress | None = progress
         self._backend = backend
         self._first = _INF if timeouts.first_token is None else now + timeouts.first_token
         self._total = _INF if timeouts.total is None else now + timeouts.total
         self._idle = timeouts.idle
         self._token_seen = False
-        self._loop = asyncio.get_running_loop()
+        self._wake_ups = wake_ups()
         self._task = asyncio.current_task()
         self._cancelling = self._task.cancelling() if self._task is not None else 0
-        self._handle: asyncio.TimerHandle | None = None
         self.since: float | None = now  # the header wait is a network wait too
         self.due = min(self._first, self._total)
         self.expired: TimeoutPhase | None = None
@@ -144,15 +146,15 @@ class Watchdog:
         if not self._token_seen and self._idle is not None:
             when = min(when, now + self._idle)  # look for the first token once per idle period
         if when != _INF and self._task is not None:
-            self._handle = self._loop.call_later(max(0.0, when - now), self._check)
+            self._wake_ups.schedule(self, when)
 
     def _token_check(self) -> None:
-        if not self._token_seen and self._progress.has_token():
+        progress = self._progress
+        if not self._token_seen and progress is not None and progress.has_token():
             self._token_seen = True
             self.due = self._total
 
-    def _check(self) -> None:
-        self._handle = None
+    def wake(self) -> None:
         if self.since is None:
             self.due = -_INF  # the caller holds the task: the next read re-arms
             return
@@ -172,7 +174,7 @@ class Watchdog:
         self.due = when
         if now >= when:
             raise self._error(phase)
-        if self._handle is None:
+        if not self.queued:
             self.since = now
             self._arm(now)
 
@@ -192,9 +194,11 @@ class Watchdog:
         return budget_error(phase, budget, self._backend)
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
+        """The stream has ended. A cancelled wake-up may stay in the shared heap for a while,
+        so what the stream received and its task are let go now."""
+        self._wake_ups.cancel(self)
+        self._progress = None
+        self._task = None
 
 
 _BUDGET_MESSAGES: dict[str, str] = {

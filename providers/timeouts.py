@@ -1,9 +1,10 @@
-"""Per-request time budgets (``Timeouts``) and the one re-arming timer that enforces them
+"""Per-request time budgets (``Timeouts``) and the one re-arming wake-up that enforces them
 (``Watchdog``).
 
-httpx enforces only the connect budget; first-token, idle and total are one lazily re-armed timer
-per request, so a healthy stream pays a clock read and one comparison per network read, not a
-timer per chunk. Shared by every client that streams (chat completions, Responses).
+httpx enforces only the connect budget; first-token, idle and total are one lazily re-armed
+wake-up per request (all of a loop's share one asyncio timer: ``providers.wake_ups``), so a
+healthy stream pays a clock read and one comparison per network read, not a timer per chunk.
+Shared by every client that streams (chat completions, Responses).
 """
 
 from __future__ import annotations

@@ -209,7 +209,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             self.endpoint.chat_completions,
             body=body,
             headers=self._headers,
-            httpx_timeout=self._httpx_timeout,
+            extensions=self._request_extensions,
             total=self.timeouts.total,
             backend=backend,
             mapping=self._error_mapping(None, None),

@@ -65,12 +65,7 @@ class HttpClientBase:
         if timeouts is None:
             timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)
         self.timeouts = timeouts
-        self._httpx_timeout = timeouts.httpx_timeout()
-        # httpx's request extensions, made once: `build_request(timeout=...)` makes a `Timeout`
-        # copy and its dict per request, which every waiting stream would then hold. (Each
-        # `httpx.Request` copies the outer dict, so a hook adding to one request's extensions
-        # does not reach the next; httpcore only reads the timeout mapping.)
-        self._request_extensions: dict[str, Any] = {"timeout": self._httpx_timeout.as_dict()}
+        self._request_extensions = timeouts.request_extensions()
         self._capability_overrides = capability_overrides
         self._resolver: OpenAiCompatibleCapabilityResolver | None = None
 
@@ -114,7 +109,7 @@ async def fetch_whole(
     *,
     body: Any,
     headers: Mapping[str, str],
-    httpx_timeout: httpx.Timeout,
+    extensions: dict[str, Any],
     total: float | None,
     backend: str,
     mapping: TransportErrorMapping,
@@ -130,7 +125,7 @@ async def fetch_whole(
             async with (
                 asyncio.timeout(total),
                 http.stream(
-                    method, url, json=body, headers=headers, timeout=httpx_timeout
+                    method, url, json=body, headers=headers, extensions=extensions
                 ) as reply,
             ):
                 stamps["response_headers"] = time.monotonic()

@@ -13,7 +13,7 @@ import asyncio
 import math
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx
 
@@ -75,6 +75,16 @@ class Timeouts:
     def httpx_timeout(self) -> httpx.Timeout:
         """What each request hands httpx: connect only; the watchdog owns the other budgets."""
         return httpx.Timeout(connect=self.connect, read=None, write=None, pool=None)
+
+    def request_extensions(self) -> dict[str, Any]:
+        """``httpx_timeout`` as the request extensions every request of a client can share.
+
+        Made once per client: ``build_request(timeout=...)`` makes a ``Timeout`` copy and its
+        dict per request, which every stream waiting for its server would then hold. Each
+        ``httpx.Request`` copies the outer dict, so a hook adding to one request's extensions
+        does not reach the next; httpcore only reads the timeout mapping.
+        """
+        return {"timeout": self.httpx_timeout().as_dict()}
 
 
 _INF = math.inf

@@ -34,7 +34,7 @@ class ResponsesTransport:
         "_backend",
         "_headers",
         "_http",
-        "_httpx_timeout",
+        "_request_extensions",
         "_status_error",
         "_url_for_errors",
         "timeouts",
@@ -54,7 +54,7 @@ class ResponsesTransport:
         self._backend = backend
         self._headers = headers
         self.timeouts = timeouts
-        self._httpx_timeout = timeouts.httpx_timeout()
+        self._request_extensions = timeouts.request_extensions()
         self._status_error = status_error
         self._url_for_errors = url_for_errors(url)
 
@@ -83,7 +83,7 @@ class ResponsesTransport:
             url,
             body=body,
             headers=self._headers,
-            httpx_timeout=self._httpx_timeout,
+            extensions=self._request_extensions,
             total=self.timeouts.total,
             backend=self._backend,
             mapping=self._error_mapping(),
@@ -106,7 +106,11 @@ class ResponsesTransport:
         try:
             with self._error_mapping(state, watch):
                 async with self._http.stream(
-                    method, url, json=body, headers=self._headers, timeout=self._httpx_timeout
+                    method,
+                    url,
+                    json=body,
+                    headers=self._headers,
+                    extensions=self._request_extensions,
                 ) as response:
                     stamps["response_headers"] = time.monotonic()
                     if response.status_code >= 400:

@@ -154,8 +154,8 @@ async def _layered_session(
         RetryPolicy,
         TextRecoveryChatClient,
     )
-    from providers.chat_response import ChatResponseBuilder
-    from providers.client import DEFAULT_TIMEOUT
+    from providers.abstractions.chat_response import ChatResponseBuilder
+    from providers.chat_completions.client import DEFAULT_TIMEOUT
 
     messages = [ChatMessage.user("Weather in Paris?")]
     clients: dict[str, ChatClient] = {}

@@ -91,9 +91,9 @@ def run_suite(options: Options) -> tuple[dict[str, Any], int]:
 
         if options.imports:
             phase = time.perf_counter()
-            # providers.client: what the first client adds (httpx, asyncio), shown beside the
+            # providers.chat_completions.client: what the first client adds (httpx, asyncio), shown beside the
             # target's `import providers`, which loads the HTTP stack only on first use.
-            modules = ["providers", "providers.client", "httpx"]
+            modules = ["providers", "providers.chat_completions.client", "httpx"]
             modules += ["openai"] if registry["openai"].session else []
             report["imports"] = measure_import(
                 modules, options.import_runs, environment=not options.quick

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from providers.contents import FunctionCallContent
+from providers.abstractions.contents import FunctionCallContent
 from providers.text_tool_calls import TextToolCallParser
 
 TARGET_RATIO = 3.0

@@ -1,6 +1,6 @@
 """Backend names and what discovery should do for each: one row per backend.
 
-Like ``providers.profiles`` (request-side quirks), this is a table, so code elsewhere reads a
+Like ``providers.backends`` (request-side quirks), this is a table, so code elsewhere reads a
 row's fields and never compares a backend's name. A new backend is a new constant, a new row,
 and its fingerprint in ``detect.py``.
 """
@@ -19,7 +19,7 @@ class Backend:
     """Well-known backend names. Open: any other lower-case string is a valid backend name
     (it gets the ``generic`` row), so a server we have never seen never raises.
 
-    The values equal ``providers.profiles`` keys, so ``profile_for(caps.backend.value)`` works.
+    The values equal ``providers.backends`` keys, so ``profile_for(caps.backend.value)`` works.
     """
 
     LLAMACPP: Final = "llamacpp"

@@ -38,7 +38,7 @@ from capabilities.probes import (
     ProbeResponse,
     run_probe,
 )
-from providers.endpoint import Endpoint
+from providers.transport.endpoint import Endpoint
 
 __all__ = ["DetectedBackend", "backend_version", "detect_backend", "detect_with"]
 

@@ -16,7 +16,7 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from providers.errors import ModelNotFoundError, parse_error_body
+from providers.abstractions.errors import ModelNotFoundError, parse_error_body
 
 __all__ = [
     "closest_model_id",

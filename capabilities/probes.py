@@ -24,7 +24,7 @@ import structlog
 
 from capabilities import events
 from capabilities.models import Source
-from providers.endpoint import Endpoint
+from providers.transport.endpoint import Endpoint
 
 __all__ = ["DEFAULT_PROBE_TIMEOUT", "PROBES", "ProbeResponse", "ProbeSpec", "Prober", "run_probe"]
 

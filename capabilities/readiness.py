@@ -22,8 +22,8 @@ import httpx
 import structlog
 
 from capabilities import events
-from providers.endpoint import Endpoint
-from providers.errors import BackendUnavailableError, parse_error_body
+from providers.abstractions.errors import BackendUnavailableError, parse_error_body
+from providers.transport.endpoint import Endpoint
 
 __all__ = ["Readiness", "wait_until_ready"]
 

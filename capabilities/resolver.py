@@ -32,8 +32,8 @@ from capabilities.model_id import validate_model_id
 from capabilities.models import CapabilityOverrides, ModelCapabilities, Resolved, Source
 from capabilities.payloads import PARSERS, Findings, ModelsListing, first_version, parse_models
 from capabilities.probes import DEFAULT_PROBE_TIMEOUT, PROBES, Prober, run_probe
-from providers.endpoint import Endpoint
-from providers.stale_connections import new_http_client
+from providers.transport.endpoint import Endpoint
+from providers.transport.stale_connections import new_http_client
 
 __all__ = ["OpenAiCompatibleCapabilityResolver"]
 

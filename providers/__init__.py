@@ -6,10 +6,9 @@ where an issue names them public (``providers.text_tool_calls``, ``providers.rea
 
 from typing import TYPE_CHECKING, Any
 
-from providers._open_values import ChatFinishReason, ChatRole
-from providers.chat_client import ChatClient, ChatInput
-from providers.chat_response import ChatResponse, ChatResponseUpdate
-from providers.contents import (
+from providers.abstractions.chat_client import ChatClient, ChatInput
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.contents import (
     AIContent,
     DataContent,
     ErrorContent,
@@ -21,7 +20,8 @@ from providers.contents import (
     UsageContent,
     UsageDetails,
 )
-from providers.errors import (
+from providers.abstractions.delegating import DelegatingChatClient
+from providers.abstractions.errors import (
     ApiStatusError,
     AuthenticationError,
     BackendUnavailableError,
@@ -38,43 +38,59 @@ from providers.errors import (
     ServerError,
     StreamInterruptedError,
 )
-from providers.messages import ChatMessage
-from providers.normalize import ChunkNormalizer
-from providers.options import ChatOptions, ChatResponseFormat, ChatToolMode, ToolDeclaration
-from providers.pipeline import ChatClientBuilder, DelegatingChatClient
-from providers.profiles import BackendProfile, profile_for
-from providers.sse import ServerSentEvent, SseDecoder
+from providers.abstractions.messages import ChatMessage
+from providers.abstractions.open_values import ChatFinishReason, ChatRole
+from providers.abstractions.options import (
+    ChatOptions,
+    ChatResponseFormat,
+    ChatToolMode,
+    ToolDeclaration,
+)
 
 if TYPE_CHECKING:
-    from providers.client import DEFAULT_TIMEOUT, OpenAiCompatibleChatClient, Timeouts
+    from providers.backends import BackendProfile, profile_for
+    from providers.builder import ChatClientBuilder
+    from providers.chat_completions.client import (
+        DEFAULT_TIMEOUT,
+        OpenAiCompatibleChatClient,
+        Timeouts,
+    )
+    from providers.chat_completions.normalize import ChunkNormalizer
     from providers.config import BackendConfig, OaicompatConfig, client_for, load_config
-    from providers.endpoint import Endpoint
     from providers.factory import ExtraBodyChatClient, create_chat_client
+    from providers.layers.retry import RetryingChatClient, RetryPolicy
+    from providers.layers.text_recovery import TextRecoveryChatClient
     from providers.responses import (
         ConversationMode,
         OpenAiCompatibleResponsesClient,
         ResponsesEventNormalizer,
     )
-    from providers.retry import RetryingChatClient, RetryPolicy
-    from providers.text_recovery import TextRecoveryChatClient
+    from providers.transport.endpoint import Endpoint
+    from providers.transport.sse import ServerSentEvent, SseDecoder
 
 # What costs cold-import time loads on first use: the HTTP client (httpx and asyncio, about two
 # thirds of it), tenacity and structlog for retry, the parser registry for recovery. The chat
 # abstractions stay eager, so code that only handles messages and updates never pays for them.
 _LAZY = {
-    "DEFAULT_TIMEOUT": "providers.client",
-    "Endpoint": "providers.endpoint",
-    "OpenAiCompatibleChatClient": "providers.client",
-    "Timeouts": "providers.client",
+    "BackendProfile": "providers.backends",
+    "profile_for": "providers.backends",
+    "ChatClientBuilder": "providers.builder",
+    "ChunkNormalizer": "providers.chat_completions.normalize",
+    "ServerSentEvent": "providers.transport.sse",
+    "SseDecoder": "providers.transport.sse",
+    "DEFAULT_TIMEOUT": "providers.chat_completions.client",
+    "Endpoint": "providers.transport.endpoint",
+    "OpenAiCompatibleChatClient": "providers.chat_completions.client",
+    "Timeouts": "providers.chat_completions.client",
     "BackendConfig": "providers.config",
     "ExtraBodyChatClient": "providers.factory",
     "OaicompatConfig": "providers.config",
     "client_for": "providers.config",
     "create_chat_client": "providers.factory",
     "load_config": "providers.config",
-    "RetryPolicy": "providers.retry",
-    "RetryingChatClient": "providers.retry",
-    "TextRecoveryChatClient": "providers.text_recovery",
+    "RetryPolicy": "providers.layers.retry",
+    "RetryingChatClient": "providers.layers.retry",
+    "TextRecoveryChatClient": "providers.layers.text_recovery",
     "ConversationMode": "providers.responses",
     "OpenAiCompatibleResponsesClient": "providers.responses",
     "ResponsesEventNormalizer": "providers.responses",

@@ -20,16 +20,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from providers.chat_client import ChatClient
-from providers.client import OpenAiCompatibleChatClient, Timeouts
-from providers.errors import ConfigurationError
-from providers.extra_body import ExtraBodyChatClient, merge_extra_body
-from providers.pipeline import ChatClientBuilder
+from providers.abstractions.chat_client import ChatClient
+from providers.abstractions.errors import ConfigurationError
+from providers.builder import ChatClientBuilder
+from providers.chat_completions.client import OpenAiCompatibleChatClient, Timeouts
+from providers.layers.extra_body import ExtraBodyChatClient, merge_extra_body
 
 if TYPE_CHECKING:
-    from providers.profiles import BackendProfile
+    from providers.backends import BackendProfile
+    from providers.layers.retry import RetryPolicy
     from providers.responses import OpenAiCompatibleResponsesClient
-    from providers.retry import RetryPolicy
 
 __all__ = [
     "DEFAULT_RETRY",
@@ -42,7 +42,7 @@ __all__ = [
 
 class _DefaultRetry:
     """Sentinel for "the default ``RetryPolicy()``": ``retry=None`` means *no* retry layer, and
-    importing ``providers.retry`` (tenacity, structlog) at import time would cost cold start."""
+    importing ``providers.layers.retry`` (tenacity, structlog) at import time would cost cold start."""
 
     def __repr__(self) -> str:
         return "DEFAULT_RETRY"

@@ -53,8 +53,8 @@ import re
 from functools import cache
 from typing import Final
 
-from providers.contents import AIContent, TextContent, TextReasoningContent
-from providers.parsed_text import ParsedText
+from providers.abstractions.contents import AIContent, TextContent, TextReasoningContent
+from providers.abstractions.parsed_text import ParsedText
 
 __all__ = ["FORMATS", "TOOL_CALL_MARKERS", "ReasoningParser"]
 

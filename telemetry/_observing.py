@@ -18,12 +18,12 @@ from typing import Any
 
 import structlog
 
-from providers.chat_client import ChatClient, ChatInput
-from providers.chat_response import ChatResponse, ChatResponseUpdate
-from providers.options import ChatOptions
-from providers.pipeline import DelegatingChatClient
-from providers.profiles import BackendProfile
-from providers.update_stream import StreamStage, as_update_stream
+from providers.abstractions.chat_client import ChatClient, ChatInput
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.delegating import DelegatingChatClient
+from providers.abstractions.options import ChatOptions
+from providers.backends import BackendProfile
+from providers.transport.update_stream import StreamStage, as_update_stream
 from telemetry import events
 from telemetry.extractors import TimingsExtractor, extractor_for
 from telemetry.recorder import RequestRecord, RequestRecorder, RequestStatus
@@ -147,7 +147,7 @@ class ObservingChatClient(DelegatingChatClient):
 
 
 class _ObservingStage(RequestRecorder, StreamStage):
-    """One streamed request's record, kept as its updates pass (``providers.update_stream``).
+    """One streamed request's record, kept as its updates pass (``providers.transport.update_stream``).
 
     The stage is its own recorder, and the recorder's ``observe`` is its ``on_update``: one
     object per stream, not two (every stream waiting for its server holds it), and no call level

@@ -16,7 +16,7 @@ from typing import Any
 
 import structlog
 
-from providers.chat_response import ChatResponse
+from providers.abstractions.chat_response import ChatResponse
 from telemetry import events
 from telemetry.extractors import TimingsExtractor, extractor_for
 from telemetry.recorder import RequestRecord

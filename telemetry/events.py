@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from providers.contents import UsageDetails
-from providers.errors import ProviderError
+from providers.abstractions.contents import UsageDetails
+from providers.abstractions.errors import ProviderError
 from telemetry.recorder import RequestRecord
 
 __all__ = [

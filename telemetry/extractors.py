@@ -26,10 +26,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from providers.chat_response import ChatResponse
-from providers.contents import UsageDetails
-from providers.profiles import BackendProfile
-from providers.usage import parse_usage
+from providers.abstractions.chat_response import ChatResponse
+from providers.abstractions.contents import UsageDetails
+from providers.abstractions.usage import parse_usage
+from providers.backends import BackendProfile
 from telemetry.timings import ServerTimings
 
 __all__ = [

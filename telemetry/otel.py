@@ -23,10 +23,10 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Final
 
-from providers.chat_client import ChatClient
-from providers.chat_response import ChatResponse, ChatResponseUpdate
-from providers.options import ChatOptions
-from providers.profiles import BackendProfile
+from providers.abstractions.chat_client import ChatClient
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.options import ChatOptions
+from providers.backends import BackendProfile
 from telemetry._observing import ObservingChatClient
 from telemetry.extractors import TimingsExtractor
 from telemetry.recorder import RequestRecord, RequestRecorder

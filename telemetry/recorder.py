@@ -13,15 +13,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from providers.chat_response import ChatResponse, ChatResponseUpdate
-from providers.client import TRANSPORT_TIMESTAMPS
-from providers.contents import (
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.contents import (
     FunctionCallContent,
     TextContent,
     TextReasoningContent,
     UsageContent,
     UsageDetails,
 )
+from providers.chat_completions.client import TRANSPORT_TIMESTAMPS
 from telemetry.extractors import TimingsExtractor
 from telemetry.timings import ClientTimings, RequestTimings
 

@@ -27,9 +27,9 @@ from typing import Any
 
 import structlog
 
-from providers.chat_client import ChatClient
-from providers.chat_response import ChatResponse, ChatResponseUpdate
-from providers.profiles import BackendProfile
+from providers.abstractions.chat_client import ChatClient
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.backends import BackendProfile
 from telemetry._observing import ObservingChatClient
 from telemetry.cache import CacheReportHint
 from telemetry.events import request_event

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Final, Literal
 
-from providers.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 
 __all__ = [
     "CLIENT_MEASURED",

@@ -24,21 +24,21 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from providers.chat_client import ChatInput
-from providers.chat_response import ChatResponse, ChatResponseUpdate
-from providers.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
-from providers.contents import UsageContent
-from providers.errors import (
+from providers.abstractions.chat_client import ChatInput
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.contents import UsageContent
+from providers.abstractions.errors import (
     InvalidRequestError,
     ProviderError,
     error_from_response,
     parse_error_body,
     retry_after_from_headers,
 )
-from providers.http_client_base import HttpClientBase
-from providers.messages import ChatMessage
-from providers.options import ChatOptions
-from providers.profiles import BackendProfile, profile_for
+from providers.abstractions.messages import ChatMessage
+from providers.abstractions.options import ChatOptions
+from providers.backends import BackendProfile, profile_for
+from providers.chat_completions.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
+from providers.chat_completions.http_client_base import HttpClientBase
 from providers.responses._conversation import ConversationChain, ConversationMode
 from providers.responses._items import Item, messages_to_input
 from providers.responses._normalize import ResponsesEventNormalizer
@@ -46,7 +46,7 @@ from providers.responses._quirks import responses_quirks_for
 from providers.responses._request import build_responses_request
 from providers.responses._stream import ResponsesStreamState
 from providers.responses._transport import ResponsesTransport
-from providers.timeouts import Timeouts, budget_error
+from providers.transport.timeouts import Timeouts, budget_error
 
 if TYPE_CHECKING:
     pass

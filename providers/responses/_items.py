@@ -17,8 +17,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from providers._open_values import ChatRole
-from providers.contents import (
+from providers.abstractions.contents import (
     AIContent,
     DataContent,
     FunctionCallContent,
@@ -27,8 +26,9 @@ from providers.contents import (
     TextReasoningContent,
     UriContent,
 )
-from providers.errors import ConfigurationError
-from providers.messages import ChatMessage
+from providers.abstractions.errors import ConfigurationError
+from providers.abstractions.messages import ChatMessage
+from providers.abstractions.open_values import ChatRole
 
 __all__ = ["Item", "messages_to_input"]
 

@@ -1,6 +1,6 @@
 """Responses-API events (and whole response objects) in, ``ChatResponseUpdate``s out.
 
-Where the Responses servers' differences end, as ``providers.normalize`` is for chat chunks:
+Where the Responses servers' differences end, as ``providers.chat_completions.normalize`` is for chat chunks:
 
 * text: ``response.output_text.delta``;
 * reasoning, under every name in use: ``response.reasoning_text.delta`` (vLLM, SGLang,
@@ -31,16 +31,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from providers._open_values import ChatFinishReason, ChatRole
-from providers.chat_response import ChatResponseUpdate
-from providers.contents import (
+from providers.abstractions.chat_response import ChatResponseUpdate
+from providers.abstractions.contents import (
     AIContent,
     ErrorContent,
     TextContent,
     TextReasoningContent,
     UsageContent,
 )
-from providers.errors import InvalidResponseError, ProviderError, error_from_stream_event
+from providers.abstractions.errors import (
+    InvalidResponseError,
+    ProviderError,
+    error_from_stream_event,
+)
+from providers.abstractions.open_values import ChatFinishReason, ChatRole
 from providers.responses._output import (
     PendingCall,
     call_content,

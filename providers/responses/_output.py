@@ -12,15 +12,15 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from providers._open_values import ChatFinishReason, finish_reason_of
-from providers.contents import (
+from providers.abstractions.contents import (
     AIContent,
     ErrorContent,
     FunctionCallContent,
     TextContent,
     TextReasoningContent,
 )
-from providers.tool_call_accumulator import parse_arguments
+from providers.abstractions.open_values import ChatFinishReason, finish_reason_of
+from providers.chat_completions.tool_call_accumulator import parse_arguments
 
 __all__ = [
     "PendingCall",

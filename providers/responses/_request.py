@@ -13,8 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from providers.options import ChatOptions, ChatResponseFormat, ChatToolMode, ToolDeclaration
-from providers.request import merge_extra, set_if_given
+from providers.abstractions.options import (
+    ChatOptions,
+    ChatResponseFormat,
+    ChatToolMode,
+    ToolDeclaration,
+)
+from providers.chat_completions.request import merge_extra, set_if_given
 from providers.responses._items import Item
 
 __all__ = ["build_responses_request"]

@@ -11,11 +11,15 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from providers.chat_response import ChatResponseBuilder, ChatResponseUpdate
-from providers.client import TRANSPORT_TIMESTAMPS
-from providers.errors import InvalidResponseError, ProviderError, StreamInterruptedError
+from providers.abstractions.chat_response import ChatResponseBuilder, ChatResponseUpdate
+from providers.abstractions.errors import (
+    InvalidResponseError,
+    ProviderError,
+    StreamInterruptedError,
+)
+from providers.chat_completions.client import TRANSPORT_TIMESTAMPS
 from providers.responses._normalize import ResponsesEventNormalizer
-from providers.sse import ServerSentEvent
+from providers.transport.sse import ServerSentEvent
 
 __all__ = ["ResponsesStreamState", "loads_object"]
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import httpx
 
-from providers.chat_response import ChatResponseUpdate
-from providers.errors import ProviderError
-from providers.http_client_base import fetch_whole, url_for_errors
+from providers.abstractions.chat_response import ChatResponseUpdate
+from providers.abstractions.errors import ProviderError
+from providers.chat_completions.http_client_base import fetch_whole, url_for_errors
 from providers.responses._stream import ResponsesStreamState, loads_object
-from providers.sse import SseDecoder
-from providers.timeouts import Timeouts, Watchdog
-from providers.transport_errors import TransportErrorMapping
+from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.sse import SseDecoder
+from providers.transport.timeouts import Timeouts, Watchdog
 
 __all__ = ["ResponsesTransport", "StatusError"]
 

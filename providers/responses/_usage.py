@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from providers.contents import UsageDetails
-from providers.usage import collect_counts
+from providers.abstractions.contents import UsageDetails
+from providers.abstractions.usage import collect_counts
 
 __all__ = ["parse_responses_usage"]
 

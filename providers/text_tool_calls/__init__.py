@@ -6,7 +6,7 @@ their grammars. Layout: ``_parser`` (the public class), ``_scanner`` (the one st
 ``_registry`` (name → format, the only importer of ``formats/``), ``formats/`` (one module per
 format), and helpers shared by formats (``_protocol``, ``_trackers``, ``_json``, ``_schema``,
 ``_literals``, ``_tools``). Separating reasoning is ``providers.reasoning``'s job; wiring both
-into the client is ``providers.text_recovery``'s.
+into the client is ``providers.layers.text_recovery``'s.
 """
 
 from providers.text_tool_calls._parser import TextToolCallParser

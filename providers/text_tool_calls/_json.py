@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from providers.contents import FunctionCallContent
+from providers.abstractions.contents import FunctionCallContent
 from providers.text_tool_calls._protocol import MalformedBlockError
 from providers.text_tool_calls._tools import ToolBook
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from providers.contents import AIContent, TextContent
-from providers.options import ToolDeclaration
-from providers.parsed_text import ParsedText
+from providers.abstractions.contents import AIContent, TextContent
+from providers.abstractions.options import ToolDeclaration
+from providers.abstractions.parsed_text import ParsedText
 from providers.text_tool_calls._protocol import MalformedBlockError, error_text
 from providers.text_tool_calls._registry import AUTO, FORMAT_NAMES, table_for
 from providers.text_tool_calls._scanner import Scanner, append_text

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
-from providers.contents import AIContent, FunctionCallContent, TextContent
+from providers.abstractions.contents import AIContent, FunctionCallContent, TextContent
 from providers.text_tool_calls._tools import ToolBook
 
 __all__ = [

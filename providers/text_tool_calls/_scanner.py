@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from providers.contents import AIContent, TextContent
+from providers.abstractions.contents import AIContent, TextContent
 from providers.text_tool_calls._protocol import BlockTracker, Stop, ToolCallFormat
 
 __all__ = ["MarkerTable", "Scanner", "append_text"]

@@ -12,8 +12,8 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from providers.contents import FunctionCallContent
-from providers.options import ToolDeclaration
+from providers.abstractions.contents import FunctionCallContent
+from providers.abstractions.options import ToolDeclaration
 
 __all__ = ["ToolBook", "new_call_id"]
 

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from providers import ChatResponseUpdate, OpenAiCompatibleChatClient, ProviderError
-from providers.client import Timeouts
-from providers.retry import RetryingChatClient, RetryPolicy
+from providers.chat_completions.client import Timeouts
+from providers.layers.retry import RetryingChatClient, RetryPolicy
 from tests.faults.server import Reply, chunk, sse
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,8 +16,12 @@ import httpx
 import pytest
 
 from providers import FunctionCallContent, OpenAiCompatibleChatClient
-from providers.client import DEFAULT_TIMEOUT, Timeouts
-from providers.errors import ConfigurationError, ProviderConnectionError, ProviderTimeoutError
+from providers.abstractions.errors import (
+    ConfigurationError,
+    ProviderConnectionError,
+    ProviderTimeoutError,
+)
+from providers.chat_completions.client import DEFAULT_TIMEOUT, Timeouts
 from tests.faults.helpers import (
     COMPLETION,
     DONE,

@@ -25,7 +25,7 @@ from providers import (
     ServerError,
     StreamInterruptedError,
 )
-from providers.retry import RETRY_ATTEMPTS, RETRY_EVENT
+from providers.layers.retry import RETRY_ATTEMPTS, RETRY_EVENT
 from tests.faults.helpers import (
     CAPTURED_OVERFLOW,
     DONE,

@@ -8,7 +8,7 @@ import asyncio
 import time
 
 from providers import ChatResponse, OpenAiCompatibleChatClient
-from providers.stream_state import DRAIN_SECONDS
+from providers.chat_completions.stream_state import DRAIN_SECONDS
 from tests.faults.helpers import FAST, HELLO, PROMPT, consume, stream_reply
 from tests.faults.server import FaultServer, Reply
 

@@ -20,8 +20,8 @@ from capabilities import (
     wait_until_ready,
 )
 from providers import ChatOptions
-from providers.endpoint import Endpoint
-from providers.errors import ModelNotFoundError
+from providers.abstractions.errors import ModelNotFoundError
+from providers.transport.endpoint import Endpoint
 from tests.unit.capabilities.fakes import discovery
 
 

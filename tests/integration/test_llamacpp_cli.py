@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from providers.cli import main
-from providers.transcripts import Transcript
+from providers.replay.transcripts import Transcript
 
 
 def _grammar(text: str) -> str:

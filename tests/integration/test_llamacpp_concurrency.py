@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from providers import ChatOptions, ChatResponse
-from providers.chat_client import ChatClient
+from providers.abstractions.chat_client import ChatClient
 from providers.factory import create_chat_client
 from tests.integration.llama_server import LlamaServer, forcing_grammar
 

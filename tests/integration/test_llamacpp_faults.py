@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from providers import ChatOptions, OpenAiCompatibleChatClient, StreamInterruptedError
-from providers.client import Timeouts
-from providers.retry import RetryingChatClient
+from providers.chat_completions.client import Timeouts
+from providers.layers.retry import RetryingChatClient
 
 LONG_TEXT = "The quick brown fox jumps over the lazy dog. " * 120
 

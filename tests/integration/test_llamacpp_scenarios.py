@@ -23,9 +23,10 @@ import httpx
 import pytest
 
 from providers import ChatInput, ChatOptions, ChatResponse, ChatResponseUpdate
-from providers.chat_client import ChatClient
-from providers.client import OpenAiCompatibleChatClient
-from providers.pipeline import ChatClientBuilder, DelegatingChatClient
+from providers.abstractions.chat_client import ChatClient
+from providers.abstractions.delegating import DelegatingChatClient
+from providers.builder import ChatClientBuilder
+from providers.chat_completions.client import OpenAiCompatibleChatClient
 from tests.integration.llama_server import LlamaServer, forcing_grammar
 from tests.integration.rigs.scenarios import SCENARIOS, Scenario, assert_matches, run
 

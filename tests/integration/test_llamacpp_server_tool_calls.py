@@ -26,8 +26,8 @@ from contextlib import aclosing
 from typing import Any
 
 from providers import ChatMessage, ChatOptions, ChatResponse, FunctionCallContent
+from providers.abstractions.options import ChatToolMode
 from providers.factory import create_chat_client
-from providers.options import ChatToolMode
 from tests.integration.tiny_model import BYTE_LEVEL_WHITESPACE, token_id, vocabulary
 
 CITIES = ["Paris", "London", "Tokyo"]

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from providers import ChatOptions, ChatResponse, ChatResponseUpdate
-from providers.chat_client import ChatClient
+from providers.abstractions.chat_client import ChatClient
 from providers.factory import create_chat_client
 from tests.integration.llama_server import forcing_grammar
 

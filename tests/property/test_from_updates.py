@@ -14,7 +14,7 @@ from providers import (
     TextContent,
     TextReasoningContent,
 )
-from providers.contents import AIContent
+from providers.abstractions.contents import AIContent
 
 SETTINGS = settings(max_examples=200, deadline=None)
 

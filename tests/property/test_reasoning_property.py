@@ -11,7 +11,7 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from providers.contents import AIContent, TextContent, TextReasoningContent
+from providers.abstractions.contents import AIContent, TextContent, TextReasoningContent
 from providers.reasoning import FORMATS, TOOL_CALL_MARKERS, ReasoningParser
 
 SETTINGS = settings(max_examples=150, deadline=None)

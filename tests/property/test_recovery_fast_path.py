@@ -19,8 +19,8 @@ from providers import (
     TextReasoningContent,
     TextRecoveryChatClient,
 )
-from providers.contents import AIContent
-from providers.text_recovery import _ChoiceRecovery
+from providers.abstractions.contents import AIContent
+from providers.layers.text_recovery import _ChoiceRecovery
 from tests.unit.scripted_client import ScriptedClient
 
 SETTINGS = settings(max_examples=150, deadline=None)

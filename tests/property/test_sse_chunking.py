@@ -14,7 +14,7 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from providers.sse import ServerSentEvent, SseDecoder
+from providers.transport.sse import ServerSentEvent, SseDecoder
 
 SETTINGS = settings(max_examples=200, deadline=None)
 

@@ -9,7 +9,7 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from providers.sse import SseDecoder
+from providers.transport.sse import SseDecoder
 
 SETTINGS = settings(max_examples=300, deadline=None)
 

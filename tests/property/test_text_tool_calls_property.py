@@ -12,7 +12,7 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from providers.contents import AIContent, FunctionCallContent, TextContent
+from providers.abstractions.contents import AIContent, FunctionCallContent, TextContent
 from providers.text_tool_calls import FORMAT_NAMES, TextToolCallParser
 from providers.text_tool_calls._registry import table_for
 from tests.unit.text_tool_calls.helpers import comparable, cut, stream, tool

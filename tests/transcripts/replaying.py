@@ -17,7 +17,7 @@ from providers import (
     OpenAiCompatibleChatClient,
     ProviderError,
 )
-from providers.transcripts import Transcript, summarize, summarize_error
+from providers.replay.transcripts import Transcript, summarize, summarize_error
 
 BASE_URL = "http://replay.test"
 

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 
 from providers import ChatClient, ChatResponse, ProviderError
+from providers.replay.transcripts import Transcript, iter_transcripts, summarize, summarize_error
 from providers.responses import OpenAiCompatibleResponsesClient
-from providers.transcripts import Transcript, iter_transcripts, summarize, summarize_error
 from tests.transcripts.replaying import BASE_URL, EMPTY, Pieces, is_streaming_request
 
 RESPONSES = list(iter_transcripts(api="responses"))

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from providers import OpenAiCompatibleChatClient
-from providers.replay_server import ReceivedRequest, RecordedReply, ReplayServer
-from providers.transcripts import Transcript, iter_transcripts
+from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
+from providers.replay.transcripts import Transcript, iter_transcripts
 from tests.transcripts.replaying import awkward_cuts, comparable, cut_at, outcome, random_cuts
 
 TRANSCRIPTS = list(iter_transcripts())

@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from providers import ChatOptions, OpenAiCompatibleChatClient
-from providers.text_recovery import TextRecoveryChatClient
-from providers.transcripts import Transcript, iter_transcripts
+from providers.layers.text_recovery import TextRecoveryChatClient
+from providers.replay.transcripts import Transcript, iter_transcripts
 from tests.transcripts.replaying import BASE_URL, Pieces, comparable, cut_at, outcome, random_cuts
 
 TRANSCRIPTS = list(iter_transcripts())

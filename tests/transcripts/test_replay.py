@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from providers.transcripts import Transcript, iter_transcripts
+from providers.replay.transcripts import Transcript, iter_transcripts
 from tests.transcripts.cut_replay import (
     LINE_ENDINGS,
     assert_same_wherever_cut,

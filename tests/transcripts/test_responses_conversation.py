@@ -16,12 +16,12 @@ import pytest
 from structlog.testing import capture_logs
 
 from providers import ChatMessage, ChatResponse
+from providers.replay.transcripts import Transcript
 from providers.responses import (
     STORE_UNAVAILABLE_EVENT,
     ConversationMode,
     OpenAiCompatibleResponsesClient,
 )
-from providers.transcripts import Transcript
 from tests.transcripts.replaying import BASE_URL, Pieces
 from tests.transcripts.responses_replaying import BY_ID
 

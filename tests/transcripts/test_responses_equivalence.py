@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from providers import OpenAiCompatibleChatClient, TextRecoveryChatClient
-from providers.transcripts import Transcript, iter_transcripts
+from providers.replay.transcripts import Transcript, iter_transcripts
 from tests.transcripts.replaying import BASE_URL, outcome, replay_respx, whole
 from tests.transcripts.responses_replaying import (
     RESPONSES,

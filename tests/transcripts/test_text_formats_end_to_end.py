@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from providers import ChatOptions, ChatResponse, OpenAiCompatibleChatClient
-from providers.replay_server import ReceivedRequest, RecordedReply, ReplayServer
-from providers.text_recovery import TextRecoveryChatClient
+from providers.layers.text_recovery import TextRecoveryChatClient
+from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 
 ARGS = '{"city": "Paris", "days": 3}'
 PREAMBLE = "Let me check. "

@@ -16,10 +16,10 @@ from providers import (
     RetryingChatClient,
     TextRecoveryChatClient,
 )
+from providers.abstractions.errors import ConfigurationError
 from providers.config import client_for, load_config
-from providers.errors import ConfigurationError
 from providers.factory import create_chat_client
-from providers.transcripts import Transcript, default_root
+from providers.replay.transcripts import Transcript, default_root
 from telemetry import TelemetryChatClient
 from tests.unit.test_factory import _layers
 

@@ -291,7 +291,7 @@ def test_streamed_and_non_streamed_give_equal_responses() -> None:
 
 def test_long_runs_are_joined_in_blocks_without_losing_order_or_kind() -> None:
     """Runs join their deltas in blocks as they fill; a build() midway must not disturb that."""
-    from providers.chat_response import ChatResponseBuilder
+    from providers.abstractions.chat_response import ChatResponseBuilder
 
     builder = ChatResponseBuilder()
     expected_reasoning = [f"r{i} " for i in range(70)]

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from providers.cli import main
-from providers.replay_server import ReceivedRequest, RecordedReply, ReplayServer
-from providers.transcripts import Transcript, default_root
+from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
+from providers.replay.transcripts import Transcript, default_root
 from tests.unit.capabilities.fakes import discovery
 
 CHAT_TRANSCRIPT = "llamacpp/captured--qwen3-reasoning-deepseek--stream-reasoning.json"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from providers.cli import main
-from providers.replay_server import ReceivedRequest, RecordedReply, ReplayServer
-from providers.transcripts import Transcript, default_root
+from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
+from providers.replay.transcripts import Transcript, default_root
 from tests.unit.test_cli import _main
 
 RESPONSES = "vllm/captured--qwen3-hermes--responses--stream-tool-call.json"

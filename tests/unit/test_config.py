@@ -14,10 +14,10 @@ from structlog.testing import capture_logs
 
 from capabilities.models import CapabilityOverrides
 from providers import AuthenticationError, OpenAiCompatibleChatClient, RetryingChatClient, Timeouts
+from providers.abstractions.errors import ConfigurationError
 from providers.config import OaicompatConfig, client_for, find_config, load_config
-from providers.errors import ConfigurationError
 from providers.factory import ExtraBodyChatClient
-from providers.fallback import FallbackChatClient
+from providers.layers.fallback import FallbackChatClient
 
 SECRET = "sk-top-secret-value-42"
 

@@ -1,4 +1,4 @@
-"""The README's configuration reference is what ``providers.config_reference`` renders from the
+"""The README's configuration reference is what ``providers.config.reference`` renders from the
 models, so a field added, renamed or re-documented in code without regenerating fails here."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from providers.config import BackendConfig, OaicompatConfig
-from providers.config_reference import BEGIN, END, SECTIONS, render, splice
+from providers.config.reference import BEGIN, END, SECTIONS, render, splice
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -17,7 +17,7 @@ def test_readme_reference_is_in_sync_with_the_models() -> None:
     text = README.read_text(encoding="utf-8")
     assert text == splice(text, render()), (
         "README.md's configuration reference is stale: run "
-        "`python -m providers.config_reference --write README.md`"
+        "`python -m providers.config.reference --write README.md`"
     )
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from providers import ChatResponse, ChunkNormalizer
-from providers.profiles import profile_for
-from providers.tool_call_accumulator import CUT_BY_LENGTH
+from providers.backends import profile_for
+from providers.chat_completions.tool_call_accumulator import CUT_BY_LENGTH
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from providers.endpoint import Endpoint
+from providers.transport.endpoint import Endpoint
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from providers.errors import (
+from providers.abstractions.errors import (
     ApiStatusError,
     AuthenticationError,
     BackendUnavailableError,
@@ -622,12 +622,14 @@ def test_retry_after_from_headers(headers: dict[str, str], expected: float | Non
 def test_timeout_error_is_the_builtin_too_without_shadowing_it() -> None:
     import builtins
 
-    import providers.errors as errors_module
+    import providers.abstractions.errors as errors_module
 
     error = ProviderTimeoutError("slow", phase="idle", budget=60.0)
     assert isinstance(error, builtins.TimeoutError)
     assert isinstance(error, ProviderError)
-    assert "TimeoutError" not in vars(errors_module)  # `from providers.errors import *` is safe
+    assert "TimeoutError" not in vars(
+        errors_module
+    )  # `from providers.abstractions.errors import *` is safe
     assert (error.phase, error.budget) == ("idle", 60.0)
 
 

@@ -17,7 +17,7 @@ from providers import (
     RetryPolicy,
     TextRecoveryChatClient,
 )
-from providers.errors import BackendUnavailableError, ConfigurationError
+from providers.abstractions.errors import BackendUnavailableError, ConfigurationError
 from providers.factory import ExtraBodyChatClient, create_chat_client, merge_extra_body
 from telemetry import TelemetryChatClient, request_timings
 

@@ -21,16 +21,16 @@ from providers import (
     ProviderConnectionError,
     StreamInterruptedError,
 )
-from providers.errors import ConfigurationError
-from providers.fallback import (
+from providers.abstractions.errors import ConfigurationError
+from providers.builder import ChatClientBuilder
+from providers.layers.fallback import (
     ANSWERED_BY,
     FALLBACK_EVENT,
     FALLBACK_REASON,
     FallbackChatClient,
     falls_back_on,
 )
-from providers.pipeline import ChatClientBuilder
-from providers.retry import RetryPolicy
+from providers.layers.retry import RetryPolicy
 from tests.unit.scripted_client import (
     ScriptedClient,
     answer,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from providers._open_values import ChatFinishReason, ChatRole, finish_reason_of, role_of
-from providers.options import ChatToolMode
+from providers.abstractions.open_values import ChatFinishReason, ChatRole, finish_reason_of, role_of
+from providers.abstractions.options import ChatToolMode
 
 
 def test_case_insensitive_equality() -> None:

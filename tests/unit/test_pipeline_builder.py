@@ -16,10 +16,11 @@ from providers import (
     RetryPolicy,
     TextRecoveryChatClient,
 )
-from providers.extra_body import ExtraBodyChatClient
-from providers.fallback import FallbackChatClient
-from providers.pipeline import ChatClientBuilder, DelegatingChatClient
-from providers.retry import RETRY_ATTEMPTS
+from providers.abstractions.delegating import DelegatingChatClient
+from providers.builder import ChatClientBuilder
+from providers.layers.extra_body import ExtraBodyChatClient
+from providers.layers.fallback import FallbackChatClient
+from providers.layers.retry import RETRY_ATTEMPTS
 from telemetry import TelemetryChatClient, request_timings
 from tests.unit.test_factory import _layers
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from providers.contents import AIContent, TextContent, TextReasoningContent
+from providers.abstractions.contents import AIContent, TextContent, TextReasoningContent
 from providers.reasoning import FORMATS, TOOL_CALL_MARKERS, ReasoningParser
 
 R, C = "reasoning", "content"

@@ -20,7 +20,7 @@ from providers import (
     UsageContent,
     UsageDetails,
 )
-from providers.text_recovery import _ChoiceRecovery
+from providers.layers.text_recovery import _ChoiceRecovery
 from tests.unit.scripted_client import ScriptedClient, collect
 
 

@@ -19,8 +19,8 @@ from providers import (
     ToolDeclaration,
     UriContent,
 )
-from providers.profiles import PROFILES, BackendProfile
-from providers.request import build_chat_request, messages_to_wire
+from providers.backends import PROFILES, BackendProfile
+from providers.chat_completions.request import build_chat_request, messages_to_wire
 
 GENERIC = PROFILES["generic"]
 

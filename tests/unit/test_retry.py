@@ -33,9 +33,9 @@ from providers import (
     ServerError,
     StreamInterruptedError,
 )
-from providers.errors import ConfigurationError, error_from_response
-from providers.pipeline import ChatClientBuilder
-from providers.retry import (
+from providers.abstractions.errors import ConfigurationError, error_from_response
+from providers.builder import ChatClientBuilder
+from providers.layers.retry import (
     DEFAULT_RETRY_STATUSES,
     RETRY_ATTEMPTS,
     RETRY_EVENT,

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from providers.sse import ServerSentEvent, SseDecoder
+from providers.transport.sse import ServerSentEvent, SseDecoder
 
 
 def decode(*feeds: bytes) -> list[ServerSentEvent]:

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from providers.stale_connections import StaleConnectionResend, new_http_client
+from providers.transport.stale_connections import StaleConnectionResend, new_http_client
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 STALE = httpx.RemoteProtocolError("Server disconnected without sending a response.")

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from providers.contents import FunctionCallContent
-from providers.tool_call_accumulator import ToolCallAccumulator, parse_arguments
+from providers.abstractions.contents import FunctionCallContent
+from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator, parse_arguments
 
 
 def merge(*chunks: list[dict[str, Any]]) -> list[FunctionCallContent]:

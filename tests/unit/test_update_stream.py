@@ -22,8 +22,8 @@ from providers import (
     RetryPolicy,
     StreamInterruptedError,
 )
-from providers.stream_head import HeldStream
-from providers.update_stream import (
+from providers.layers.stream_head import HeldStream
+from providers.transport.update_stream import (
     HELD_OUTPUT_LIMIT,
     StreamStage,
     UpdateStream,

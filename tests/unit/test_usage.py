@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from providers.contents import UsageDetails
-from providers.usage import parse_usage
+from providers.abstractions.contents import UsageDetails
+from providers.abstractions.usage import parse_usage
 
 
 def test_llamacpp_usage_with_cached_tokens() -> None:

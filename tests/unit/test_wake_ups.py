@@ -1,4 +1,4 @@
-"""``providers.wake_ups``: many deadlines behind one asyncio timer per loop."""
+"""``providers.transport.wake_ups``: many deadlines behind one asyncio timer per loop."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from providers.timeouts import Timeouts, Watchdog
-from providers.wake_ups import LoopWakeUps, WakeUp, wake_ups
+from providers.transport.timeouts import Timeouts, Watchdog
+from providers.transport.wake_ups import LoopWakeUps, WakeUp, wake_ups
 
 
 class Recorded(WakeUp):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from providers.contents import AIContent, FunctionCallContent
+from providers.abstractions.contents import AIContent, FunctionCallContent
 from providers.text_tool_calls._protocol import MalformedBlockError, Segment, assemble
 from providers.text_tool_calls._tools import ToolBook
 from providers.text_tool_calls._trackers import EndMarkerTracker

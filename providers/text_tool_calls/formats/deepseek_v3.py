@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from providers.contents import FunctionCallContent
+from providers.abstractions.contents import FunctionCallContent
 from providers.text_tool_calls._json import decode_arguments
 from providers.text_tool_calls._protocol import MalformedBlockError
 from providers.text_tool_calls._tools import ToolBook

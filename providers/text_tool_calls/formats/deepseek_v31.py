@@ -7,7 +7,7 @@ around the section is allowed and kept.
 
 from __future__ import annotations
 
-from providers.contents import FunctionCallContent
+from providers.abstractions.contents import FunctionCallContent
 from providers.text_tool_calls._json import decode_arguments
 from providers.text_tool_calls._protocol import MalformedBlockError
 from providers.text_tool_calls._tools import ToolBook

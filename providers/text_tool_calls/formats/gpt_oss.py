@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from providers.contents import AIContent, TextContent
+from providers.abstractions.contents import AIContent, TextContent
 from providers.text_tool_calls._json import decode_arguments
 from providers.text_tool_calls._protocol import Stop
 from providers.text_tool_calls._tools import ToolBook

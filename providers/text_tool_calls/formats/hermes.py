@@ -13,7 +13,7 @@ Grammar and server behaviour: research/FORMATS.md §1. Deliberate differences fr
 
 from __future__ import annotations
 
-from providers.contents import AIContent
+from providers.abstractions.contents import AIContent
 from providers.text_tool_calls._json import call_from_object, skip_space
 from providers.text_tool_calls._protocol import MalformedBlockError
 from providers.text_tool_calls._tools import ToolBook

@@ -15,7 +15,7 @@ ahead, and the scanner re-reads what it looked at as ordinary text.
 
 from __future__ import annotations
 
-from providers.contents import AIContent
+from providers.abstractions.contents import AIContent
 from providers.text_tool_calls._json import call_from_object, skip_space
 from providers.text_tool_calls._protocol import MalformedBlockError, Stop
 from providers.text_tool_calls._tools import ToolBook

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from providers.contents import AIContent
+from providers.abstractions.contents import AIContent
 from providers.text_tool_calls._json import call_from_object, decode_arguments, skip_space
 from providers.text_tool_calls._protocol import MalformedBlockError, Stop
 from providers.text_tool_calls._tools import ToolBook

@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any
 
-from providers.contents import AIContent
+from providers.abstractions.contents import AIContent
 from providers.text_tool_calls._literals import literal
 from providers.text_tool_calls._protocol import BlockTracker, MalformedBlockError, Stop
 from providers.text_tool_calls._tools import ToolBook

@@ -24,7 +24,7 @@ import json
 import re
 from typing import Any
 
-from providers.contents import AIContent, FunctionCallContent
+from providers.abstractions.contents import AIContent, FunctionCallContent
 from providers.text_tool_calls._protocol import MalformedBlockError, Segment, assemble
 from providers.text_tool_calls._schema import convert
 from providers.text_tool_calls._tools import ToolBook

@@ -36,7 +36,7 @@ from providers import (
     ProviderError,
     create_chat_client,
 )
-from providers.chat_client import ChatInput
+from providers.abstractions.chat_client import ChatInput
 from providers.responses import (
     STORE_UNAVAILABLE_EVENT,
     ConversationMode,

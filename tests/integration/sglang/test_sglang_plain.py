@@ -15,7 +15,7 @@ from providers import (
     ModelNotFoundError,
     OpenAiCompatibleChatClient,
 )
-from providers.endpoint import Endpoint
+from providers.transport.endpoint import Endpoint
 from tests.integration.rigs.scenarios import (
     SCENARIOS,
     WEATHER_TOOLS,

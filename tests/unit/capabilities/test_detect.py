@@ -9,7 +9,7 @@ import pytest
 import respx
 
 from capabilities import Backend, Source, detect_backend
-from providers.endpoint import Endpoint
+from providers.transport.endpoint import Endpoint
 from tests.unit.capabilities.fakes import discovery, mount
 
 ROOT = "http://gpu.test/llm"

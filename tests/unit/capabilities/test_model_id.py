@@ -10,7 +10,7 @@ from capabilities import (
     model_not_found_error,
     validate_model_id,
 )
-from providers.errors import ModelNotFoundError
+from providers.abstractions.errors import ModelNotFoundError
 
 SERVED = ["Qwen/Qwen3-8B"]
 

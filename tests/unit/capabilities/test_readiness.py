@@ -11,8 +11,8 @@ import respx
 from structlog.testing import capture_logs
 
 from capabilities import events, wait_until_ready
-from providers.endpoint import Endpoint
-from providers.errors import BackendUnavailableError
+from providers.abstractions.errors import BackendUnavailableError
+from providers.transport.endpoint import Endpoint
 from tests.unit.capabilities.fakes import discovery
 
 ENDPOINT = Endpoint.from_base_url("http://gpu.test/llm/v1")

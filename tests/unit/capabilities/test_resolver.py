@@ -20,7 +20,7 @@ from capabilities import (
     Source,
     events,
 )
-from providers.errors import ModelNotFoundError
+from providers.abstractions.errors import ModelNotFoundError
 from tests.unit.capabilities.fakes import discovery, mount
 
 ROOT = "http://gpu.test/llm"

@@ -28,7 +28,7 @@ from providers import (
     TextRecoveryChatClient,
     Timeouts,
 )
-from providers.client import TRANSPORT_TIMESTAMPS
+from providers.chat_completions.client import TRANSPORT_TIMESTAMPS
 from providers.responses import (
     STORE_UNAVAILABLE_EVENT,
     ConversationMode,

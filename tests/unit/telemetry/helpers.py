@@ -20,7 +20,7 @@ from providers import (
     UsageContent,
     UsageDetails,
 )
-from providers.transcripts import Transcript, default_root
+from providers.replay.transcripts import Transcript, default_root
 
 BASE_URL = "http://replay.test"
 

@@ -19,8 +19,8 @@ from providers import (
     TextReasoningContent,
     UsageDetails,
 )
-from providers.client import TRANSPORT_TIMESTAMPS
-from providers.pipeline import ChatClientBuilder
+from providers.builder import ChatClientBuilder
+from providers.chat_completions.client import TRANSPORT_TIMESTAMPS
 from telemetry import (
     REQUEST_TIMINGS,
     RETRY_ATTEMPTS_PROPERTY,

@@ -192,7 +192,7 @@ async def test_a_planted_api_key_never_reaches_the_logs() -> None:
 
 def _unauthorized(template: Any, secret: str) -> Any:
     """A 401 whose body echoes the key, as some gateways do."""
-    from providers.transcripts import Transcript
+    from providers.replay.transcripts import Transcript
 
     body = (
         '{"error":{"message":"Incorrect API key provided: ' + secret + '",'

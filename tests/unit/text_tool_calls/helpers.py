@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from providers.contents import AIContent, FunctionCallContent, TextContent
-from providers.options import ToolDeclaration
+from providers.abstractions.contents import AIContent, FunctionCallContent, TextContent
+from providers.abstractions.options import ToolDeclaration
 from providers.text_tool_calls import ERROR_KEY, TextToolCallParser
 
 Tools = Sequence[ToolDeclaration | Mapping[str, Any]] | None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from providers.contents import FunctionCallContent, TextContent
+from providers.abstractions.contents import FunctionCallContent, TextContent
 from providers.text_tool_calls import TextToolCallParser
 from tests.unit.text_tool_calls.helpers import (
     assert_split_invariant,

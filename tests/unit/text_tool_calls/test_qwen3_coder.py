@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from providers.options import ToolDeclaration
+from providers.abstractions.options import ToolDeclaration
 from providers.text_tool_calls import TextToolCallParser
 from tests.unit.text_tool_calls.helpers import (
     assert_split_invariant,

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from providers.contents import TextContent
+from providers.abstractions.contents import TextContent
 from providers.text_tool_calls import TextToolCallParser
 from tests.unit.text_tool_calls.helpers import (
     assert_split_invariant,

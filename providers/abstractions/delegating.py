@@ -1,0 +1,47 @@
+"""``DelegatingChatClient``: the base of every layer, as MEAI's ``DelegatingChatClient`` is.
+
+A cross-cutting concern (text recovery, retry, telemetry, failover) is one subclass that overrides
+only what it changes and forwards the rest to ``inner``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from types import TracebackType
+
+from providers.abstractions.chat_client import ChatClient, ChatInput
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.options import ChatOptions
+
+__all__ = ["DelegatingChatClient"]
+
+
+class DelegatingChatClient:
+    """Forwards every call to ``inner``; subclasses override what their concern changes."""
+
+    def __init__(self, inner: ChatClient) -> None:
+        self.inner = inner
+
+    async def get_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> ChatResponse:
+        return await self.inner.get_response(messages, options)
+
+    def get_streaming_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        return self.inner.get_streaming_response(messages, options)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> DelegatingChatClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

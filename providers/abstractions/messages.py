@@ -1,0 +1,86 @@
+"""``ChatMessage``: a role and an ordered list of contents, as in Microsoft.Extensions.AI."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from providers.abstractions.contents import (
+    AIContent,
+    FunctionCallContent,
+    FunctionResultContent,
+    TextContent,
+    TextReasoningContent,
+)
+from providers.abstractions.open_values import ChatRole
+
+__all__ = ["ChatMessage"]
+
+
+@dataclass(slots=True)
+class ChatMessage:
+    """One message of a conversation.
+
+    The helpers (``ChatMessage.user("hi")``) cover the common shapes; anything richer is built
+    from contents directly, e.g. an assistant turn holding reasoning, text and tool calls.
+    """
+
+    role: ChatRole
+    contents: list[AIContent] = field(default_factory=list)
+    """The parts of the message; a plain string given here becomes one ``TextContent``."""
+    author_name: str | None = None
+    message_id: str | None = None
+    raw: Any = field(default=None, repr=False, compare=False)
+    additional_properties: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        # `ChatMessage(role, "text")` must not become a message whose contents are characters
+        # (iterating a str) or silently empty: the MEAI constructor takes text here too.
+        if isinstance(self.contents, str):
+            self.contents = [TextContent(self.contents)]
+        if isinstance(self.role, str) and not isinstance(self.role, ChatRole):
+            self.role = ChatRole(self.role)
+
+    @classmethod
+    def system(cls, text: str) -> ChatMessage:
+        return cls(ChatRole.SYSTEM, [TextContent(text)])
+
+    @classmethod
+    def user(cls, text: str, *more: AIContent) -> ChatMessage:
+        """A user turn; extra contents (images) follow the text."""
+        return cls(ChatRole.USER, [TextContent(text), *more])
+
+    @classmethod
+    def assistant(cls, text: str = "", *more: AIContent) -> ChatMessage:
+        """An assistant turn; pass ``FunctionCallContent``s to replay tool calls in history."""
+        contents: list[AIContent] = [TextContent(text)] if text else []
+        contents.extend(more)
+        return cls(ChatRole.ASSISTANT, contents)
+
+    @classmethod
+    def tool(cls, call_id: str, result: Any) -> ChatMessage:
+        """The result of one tool call."""
+        return cls(ChatRole.TOOL, [FunctionResultContent(call_id, result)])
+
+    @property
+    def text(self) -> str:
+        """The visible text: every ``TextContent``, concatenated."""
+        return "".join(c.text for c in self.contents if isinstance(c, TextContent))
+
+    @property
+    def reasoning(self) -> str:
+        return "".join(c.text for c in self.contents if isinstance(c, TextReasoningContent))
+
+    @property
+    def tool_calls(self) -> list[FunctionCallContent]:
+        return [c for c in self.contents if isinstance(c, FunctionCallContent)]
+
+    @classmethod
+    def coerce_all(cls, messages: str | ChatMessage | Iterable[ChatMessage]) -> list[ChatMessage]:
+        """Accept a bare prompt, one message or many, as MEAI's overloads do."""
+        if isinstance(messages, str):
+            return [cls.user(messages)]
+        if isinstance(messages, ChatMessage):
+            return [messages]
+        return list(messages)

@@ -1,0 +1,104 @@
+"""Composable client layers, in the Microsoft.Extensions.AI style.
+
+A cross-cutting concern (text recovery, retry, telemetry, failover) is one ``DelegatingChatClient``
+subclass that overrides only what it changes. ``ChatClientBuilder(inner).use(...).build()`` makes
+the first ``use`` the outermost layer, as MEAI's builder does, so reading the builder top to
+bottom follows a request from the caller inwards.
+
+On a stream, a layer whose work is per update (text recovery, telemetry, the retry layer once
+output has started) does not wrap the stream in a generator of its own: it adds a
+``StreamStage`` to the ``UpdateStream`` it got from below and returns that same stream
+(``providers.transport.update_stream``). Every layer still sees the updates in pipeline order; the stream
+simply stops paying one generator level per layer. A client of the caller's own that returns a
+plain async iterator still composes: the first layer above it puts one stream over it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from providers.abstractions.chat_client import ChatClient, ChatInput
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.options import ChatOptions
+
+if TYPE_CHECKING:
+    from providers.layers.retry import RetryPolicy
+
+__all__ = ["ChatClientBuilder"]
+
+
+LayerFactory = Callable[[ChatClient], ChatClient]
+
+
+class ChatClientBuilder:
+    """Collects layer factories; ``build()`` applies them so the first added is outermost.
+
+    The ``use_*`` methods add the library's own layers; each imports its layer only when called,
+    so a pipeline without telemetry never imports structlog's processors or OpenTelemetry. The
+    standard order (``providers.factory.create_chat_client``) reads::
+
+        ChatClientBuilder(client).use_telemetry().use_retry().use_text_tool_calls().build()
+    """
+
+    def __init__(self, inner: ChatClient) -> None:
+        self._inner = inner
+        self._factories: list[LayerFactory] = []
+
+    def use(self, factory: LayerFactory) -> ChatClientBuilder:
+        self._factories.append(factory)
+        return self
+
+    def build(self) -> ChatClient:
+        client = self._inner
+        for factory in reversed(self._factories):
+            client = factory(client)
+        return client
+
+    def use_retry(self, policy: RetryPolicy | None = None, **kwargs: Any) -> ChatClientBuilder:
+        """``RetryingChatClient(inner, policy, **kwargs)``; ``None`` is ``RetryPolicy()``."""
+        from providers.layers.retry import RetryingChatClient
+
+        return self.use(lambda inner: RetryingChatClient(inner, policy, **kwargs))
+
+    def use_telemetry(self, **kwargs: Any) -> ChatClientBuilder:
+        """``TelemetryChatClient(inner, **kwargs)``: timings, cache figures, structlog events."""
+        from telemetry import TelemetryChatClient
+
+        return self.use(lambda inner: TelemetryChatClient(inner, **kwargs))
+
+    def use_opentelemetry(self, **kwargs: Any) -> ChatClientBuilder:
+        """``OpenTelemetryChatClient(inner, **kwargs)`` (needs the ``otel`` extra)."""
+        from telemetry.otel import OpenTelemetryChatClient
+
+        return self.use(lambda inner: OpenTelemetryChatClient(inner, **kwargs))
+
+    def use_text_tool_calls(
+        self, text_tool_calls: str = "auto", *, reasoning_tags: str = "auto", **kwargs: Any
+    ) -> ChatClientBuilder:
+        """``TextRecoveryChatClient``: tool calls and ``<think>`` tags left in text become
+        structured contents. One layer does both because both scan the same text; pass
+        ``reasoning_tags="off"`` for tool calls only."""
+        from providers.layers.text_recovery import TextRecoveryChatClient
+
+        return self.use(
+            lambda inner: TextRecoveryChatClient(
+                inner, reasoning_tags=reasoning_tags, text_tool_calls=text_tool_calls, **kwargs
+            )
+        )
+
+    def use_extra_body(self, extra_body: Mapping[str, Any]) -> ChatClientBuilder:
+        """``ExtraBodyChatClient``: configured body keys on every request, never overriding
+        the caller's."""
+        from providers.layers.extra_body import ExtraBodyChatClient
+
+        body = dict(extra_body)
+        return self.use(lambda inner: ExtraBodyChatClient(inner, body))
+
+    def use_fallback(self, fallback: ChatClient, **kwargs: Any) -> ChatClientBuilder:
+        """``FallbackChatClient(inner, fallback, **kwargs)``: the built pipeline so far, from
+        this layer inwards, is the main backend."""
+        from providers.layers.fallback import FallbackChatClient
+
+        return self.use(lambda inner: FallbackChatClient(inner, fallback, **kwargs))

@@ -1,0 +1,351 @@
+"""``OpenAiCompatibleChatClient``: one async client for llama.cpp, vLLM, SGLang and OpenAI-style
+servers.
+
+The streamed path is a straight pipe — httpx bytes → ``SseDecoder`` → JSON → ``ChunkNormalizer``
+→ updates — with no stage reaching back. Whatever goes wrong, the caller gets a typed
+``ProviderError`` whose ``partial_response`` holds everything received before it; httpx exceptions
+become ``ProviderError``s in one place (``providers.transport.error_mapping``); the time budgets are
+``providers.transport.timeouts``; what a stream has received so far is ``providers.chat_completions.stream_state``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from providers.abstractions.chat_client import ChatInput
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.errors import (
+    InvalidResponseError,
+    ProviderError,
+    error_from_response,
+    retry_after_from_headers,
+)
+from providers.abstractions.messages import ChatMessage
+from providers.abstractions.options import ChatOptions
+from providers.backends import BackendProfile, profile_for
+from providers.chat_completions.http_client_base import (
+    DEFAULT_TIMEOUT,
+    HttpClientBase,
+    fetch_whole,
+    url_for_errors,
+)
+from providers.chat_completions.normalize import ChunkNormalizer
+from providers.chat_completions.request import build_chat_request
+from providers.chat_completions.stream_state import (
+    TRANSPORT_TIMESTAMPS,
+    StreamState,
+    add_property,
+    drain,
+    loads,
+    scan,
+)
+from providers.transport.endpoint import Endpoint
+from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.sse import SseDecoder
+from providers.transport.timeouts import Timeouts, Watchdog
+from providers.transport.update_stream import StreamStages, UpdateStream
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient", "Timeouts"]
+
+
+class OpenAiCompatibleChatClient(HttpClientBase):
+    """A ``ChatClient`` over ``POST {base_url}/chat/completions``.
+
+    ``backend`` selects the ``BackendProfile`` (request-side quirks); parsing accepts every
+    server's shapes whatever it is set to. One ``httpx.AsyncClient`` is shared by all requests;
+    pass ``http_client`` to bring your own (it is then not closed by ``aclose``). ``timeouts``
+    sets the per-request budgets (``Timeouts``); they override the http client's own timeouts.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model_id: str | None = None,
+        api_key: str | None = None,
+        *,
+        backend: str | BackendProfile | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        timeout: httpx.Timeout | float | None = DEFAULT_TIMEOUT,
+        timeouts: Timeouts | None = None,
+        headers: Mapping[str, str] | None = None,
+        merge_system_messages: bool | None = None,
+        redact_fingerprint: bool = False,
+        validate_model: bool = False,
+        clamp_max_tokens: bool = False,
+        capability_overrides: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            base_url,
+            model_id,
+            api_key,
+            http_client=http_client,
+            timeout=timeout,
+            timeouts=timeouts,
+            headers=headers,
+            capability_overrides=capability_overrides,
+        )
+        self._chat_url_of: tuple[Endpoint | None, str] = (None, "")
+        profile = profile_for(backend)
+        if merge_system_messages is not None:
+            profile = replace(profile, merge_system_messages=merge_system_messages)
+        self.profile = profile
+        self._redact_fingerprint = redact_fingerprint
+        self._url_for_errors = url_for_errors(self.endpoint.chat_completions)
+        self._validate_model = validate_model
+        self._clamp_max_tokens = clamp_max_tokens
+        self._needs_preparing = validate_model or clamp_max_tokens
+
+    def __repr__(self) -> str:
+        # Never the headers: they hold the API key.
+        return (
+            f"{type(self).__name__}(base_url={self.endpoint.api_base!r}, "
+            f"model_id={self.model_id!r}, backend={self.profile.name!r})"
+        )
+
+    async def _prepare(
+        self, messages: ChatInput, options: ChatOptions | None
+    ) -> ChatOptions | None:
+        """Opt-in checks before a request: the model id against ``/v1/models`` (once), and
+        ``max_output_tokens`` clamped to what the context leaves (SGLang rejects more)."""
+        if self._validate_model:
+            from capabilities import wait_until_ready
+
+            await wait_until_ready(self._http, self.endpoint, headers=self._headers)
+            await self.get_capabilities()
+            assert self._resolver is not None
+            if self.model_id is not None:
+                self.model_id = await self._resolver.validate_model(self.model_id)
+            self._validate_model = False
+            self._needs_preparing = self._clamp_max_tokens
+        if self._clamp_max_tokens and options is not None and options.max_output_tokens:
+            from capabilities import clamp_max_output_tokens, estimate_prompt_tokens
+
+            caps = await self.get_capabilities()
+            window = caps.context_window.value
+            if window:
+                texts = [m.text for m in ChatMessage.coerce_all(messages)]
+                clamped = clamp_max_output_tokens(
+                    options.max_output_tokens,
+                    context_window=window,
+                    prompt_tokens=estimate_prompt_tokens(texts),
+                    max_output_tokens=caps.max_output_tokens.value,
+                )
+                if clamped != options.max_output_tokens:
+                    options = replace(options, max_output_tokens=clamped)
+        return options
+
+    def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
+        """The typed error for an HTTP error answer; an unknown model gets the served ids and
+        the closest match in its message (vLLM answers 404, SGLang 400)."""
+        backend = self.profile.name
+        if status in (400, 404) and self.model_id:
+            from capabilities import model_not_found_error
+
+            cached = self._resolver.cached(self.model_id) if self._resolver else None
+            served = cached.served_model_ids.value if cached is not None else None
+            error = model_not_found_error(
+                status,
+                body.decode("utf-8", "replace"),
+                configured=self.model_id,
+                served_ids=served,
+                backend=backend,
+                base_url=self.endpoint.api_base,
+            )
+            if error is not None:
+                return error
+        return error_from_response(
+            status, body, backend=backend, retry_after=retry_after_from_headers(headers)
+        )
+
+    def _chat_url(self) -> str:
+        """``endpoint.chat_completions``, built once per endpoint, not once per request."""
+        endpoint = self.endpoint
+        if self._chat_url_of[0] is not endpoint:
+            self._chat_url_of = (endpoint, endpoint.chat_completions)
+        return self._chat_url_of[1]
+
+    def _error_mapping(
+        self, state: StreamState | None, watch: Watchdog | None
+    ) -> TransportErrorMapping:
+        return TransportErrorMapping(
+            backend=self.profile.name,
+            url=self._url_for_errors,
+            connect_budget=self.timeouts.connect,
+            state=state,
+            watch=watch,
+        )
+
+    def build_request_body(
+        self, messages: ChatInput, options: ChatOptions | None = None, *, stream: bool
+    ) -> dict[str, Any]:
+        """The exact JSON body a call would send (useful for logging and tests)."""
+        return build_chat_request(
+            ChatMessage.coerce_all(messages),
+            options,
+            model_id=self.model_id,
+            stream=stream,
+            profile=self.profile,
+        )
+
+    async def get_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> ChatResponse:
+        if self._needs_preparing:
+            options = await self._prepare(messages, options)
+        body = self.build_request_body(messages, options, stream=False)
+        backend = self.profile.name
+        response, content, stamps = await fetch_whole(
+            self._http,
+            "POST",
+            self.endpoint.chat_completions,
+            body=body,
+            headers=self._headers,
+            extensions=self._request_extensions,
+            total=self.timeouts.total,
+            backend=backend,
+            mapping=self._error_mapping(None, None),
+        )
+        if response.status_code >= 400:
+            raise self._status_error(response.status_code, content, response.headers)
+        try:
+            payload = json.loads(content)
+        except ValueError as exc:
+            raise InvalidResponseError(
+                f"HTTP {response.status_code} body is not JSON",
+                status=response.status_code,
+                backend=backend,
+                body=content[:300].decode("utf-8", "replace"),
+            ) from exc
+        if not isinstance(payload, dict):
+            raise InvalidResponseError("the response body is not a JSON object", backend=backend)
+        normalizer = ChunkNormalizer(self.profile, redact_fingerprint=self._redact_fingerprint)
+        result = ChatResponse.from_updates(normalizer.normalize_completion(payload))
+        result.raw = payload
+        result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
+        return result
+
+    def get_streaming_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> UpdateStream:
+        """The answer as it arrives. The layers above add their per-update work to the returned
+        stream as stages (``providers.transport.update_stream``), which run in this client's generator."""
+        stages = StreamStages()
+        return UpdateStream(self._stream(messages, options, stages), stages)
+
+    async def _stream(
+        self, messages: ChatInput, options: ChatOptions | None, stages: StreamStages
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        watch: Watchdog | None = None
+        try:
+            if self._needs_preparing:
+                options = await self._prepare(messages, options)
+            # `httpx.AsyncClient.stream()`, unrolled, and the request dict only an argument, so
+            # that it is dropped once encoded: many streams may wait for their server at once,
+            # each holding only what it must. For the same reason the parsing state is made
+            # only once the server has answered, and the frame keeps few variables.
+            request = self._http.build_request(
+                "POST",
+                self._chat_url(),
+                json=self.build_request_body(messages, options, stream=True),
+                headers=self._headers,
+                extensions=self._request_extensions,
+            )
+            state = StreamState(self.profile.name)
+            stages.progress = state
+            sent = time.monotonic()
+            watch = Watchdog(self.timeouts, state, state.backend, sent)
+            try:  # (the error mapping is made only if something fails: nothing per waiting stream)
+                response = await self._http.send(request, stream=True)
+                try:
+                    stamps = state.stamps = {
+                        "request_sent": sent,
+                        "response_headers": time.monotonic(),
+                    }
+                    if response.status_code >= 400:
+                        raise self._status_error(
+                            response.status_code, await response.aread(), response.headers
+                        )
+                    state.normalizer = ChunkNormalizer(
+                        self.profile, redact_fingerprint=self._redact_fingerprint
+                    )
+                    decoder = SseDecoder()
+                    feed = state.normalizer.feed
+                    add = state.partial.add
+                    clock = time.monotonic
+                    unstamped = True  # the first update carries the transport's instants
+                    # Without a content encoding (the rule for event streams) the raw body:
+                    # a decoding layer would change nothing and cost a generator per stream.
+                    # (A body already read, as a mock transport hands it, is only in bytes.)
+                    chunks = (
+                        response.aiter_bytes()
+                        if response.is_stream_consumed or "content-encoding" in response.headers
+                        else response.aiter_raw()
+                    )
+                    async for chunk in chunks:
+                        watch.since = None  # data arrived: the caller may hold the task now
+                        if "first_byte" not in stamps:
+                            stamps["first_byte"] = time.monotonic()
+                        # The per-chunk path, inline: one event at a time, so updates before
+                        # an error event in the same read reach the caller (and the partial
+                        # response) before the error does, whatever the chunking.
+                        for data in decoder.feed_data(chunk):
+                            if data == "[DONE]":
+                                state.done = True
+                                break
+                            try:  # loads(), inline: the parse of nearly every chunk
+                                payload, end = scan(data, 0)
+                            except (StopIteration, ValueError):
+                                end = -1
+                            if end != len(data) or type(payload) is not dict:
+                                payload = loads(data, state.backend)  # whitespace, or an error
+                            for update in feed(payload):
+                                if update.finish_reason is not None:
+                                    state.finished = True
+                                if unstamped:
+                                    add_property(update, TRANSPORT_TIMESTAMPS, stamps)
+                                    state.stamps = None
+                                    unstamped = False
+                                add(update)
+                                updating = stages.updating  # (stages may come after the start)
+                                if updating:
+                                    for stage in updating:
+                                        stage.on_update(update)
+                                yield update
+                        if state.done:
+                            break
+                        now = clock()
+                        if now >= watch.due:
+                            watch.overdue(now)
+                        watch.since = now  # waiting on the network again
+                    watch.since = None
+                    if state.done:
+                        await drain(chunks)
+                    else:
+                        for update in state.consume(decoder.finish_data()):
+                            yield stages.apply(update)
+                finally:
+                    await response.aclose()
+                for update in state.end():
+                    yield stages.apply(update)
+            except BaseException as exc:
+                error = self._error_mapping(state, watch).mapped(exc)
+                if error is None or error is exc:
+                    raise
+                raise error from exc
+            for update in stages.end():
+                yield update
+        except BaseException as exc:
+            stages.fail(exc)
+            raise
+        finally:
+            if watch is not None:
+                watch.close()

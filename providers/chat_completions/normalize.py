@@ -1,0 +1,365 @@
+"""Chunk normalisation: one server JSON chunk in, ``ChatResponseUpdate``s out.
+
+This is where the servers' differences end (research/wire.md §2, §3, §7):
+
+* the delta is read *before* ``finish_reason``: vLLM puts the last token and the finish in one
+  chunk, and a reader that checks the finish first drops that token;
+* reasoning comes from the profile's ``reasoning_fields`` (``reasoning_content`` or
+  ``reasoning``), only the first present one, so a server sending both is not counted twice;
+* usage-only chunks (``choices: []``) become an update holding a ``UsageContent``;
+* tool-call deltas are merged by a ``ToolCallAccumulator`` per choice and flushed when that
+  choice finishes, and again at the end of the stream whatever happened;
+* ``stop_reason`` (vLLM) and ``matched_stop`` (SGLang) become ``stop_sequence``; every other
+  non-null field the normaliser does not model is kept in ``additional_properties``, and the
+  untouched chunk in ``raw``;
+* a top-level ``error`` raises the typed error (the client attaches the partial response).
+
+It does no I/O and knows nothing of HTTP or SSE: tests feed it dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from operator import itemgetter
+from typing import Any, TypeGuard
+
+from providers.abstractions.chat_response import ChatResponseUpdate
+from providers.abstractions.contents import (
+    AIContent,
+    TextContent,
+    TextReasoningContent,
+    UsageContent,
+)
+from providers.abstractions.errors import InvalidResponseError, error_from_stream_event
+from providers.abstractions.open_values import ChatFinishReason, ChatRole, finish_reason_of, role_of
+from providers.abstractions.usage import parse_usage
+from providers.backends import BackendProfile, profile_for
+from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator, mark_cut_call
+
+__all__ = ["ChunkNormalizer"]
+
+_new = object.__new__
+"""Instances of the per-chunk classes are made with ``_new`` and their fields set one by one:
+in CPython 3.11 a call to a dataclass runs its ``__init__`` through the slow generic path,
+which for one update and one text per chunk was a tenth of the client's cost. Every field must
+be set (``tests/unit/test_normalize_shapes.py`` checks it, so a new field cannot be missed)."""
+
+_TOP_LEVEL = frozenset(
+    {"id", "object", "created", "model", "choices", "usage", "system_fingerprint"}
+)
+_CHOICE = frozenset({"index", "delta", "message", "finish_reason"})
+_DELTA = frozenset({"role", "content", "tool_calls"})
+
+
+class _Shape:
+    """One key set of a chunk, choice or delta, worked out once for the chunks that share it.
+
+    A stream repeats one shape thousands of times, so what depends only on the keys is decided
+    here: which keys the normaliser does not model (``unknown``) and, in one C call, whether any
+    of them holds a value this time (``values(d) != nones``; they are usually all null).
+    Comparing a dict's key view with ``keys`` is a few hash lookups and allocates nothing.
+    """
+
+    __slots__ = (
+        "fingerprint",
+        "keys",
+        "nones",
+        "rare",
+        "reasoning",
+        "reasoning_field",
+        "unknown",
+        "usage",
+        "values",
+    )
+
+    def __init__(
+        self, mapping: Mapping[str, Any], known: frozenset[str], reasoning: tuple[str, ...] = ()
+    ) -> None:
+        self.keys = keys = frozenset(mapping.keys())
+        self.reasoning = tuple(name for name in reasoning if name in keys)
+        """The reasoning fields present, in order of preference (deltas only)."""
+        self.reasoning_field = self.reasoning[0] if len(self.reasoning) == 1 else None
+        self.unknown = tuple(k for k in mapping if k not in known and k not in reasoning)
+        self.values: Callable[[Mapping[str, Any]], Any] | None = (
+            itemgetter(*self.unknown) if self.unknown else None
+        )
+        self.nones = (None,) * len(self.unknown) if len(self.unknown) > 1 else None
+        # Keys that are absent need not be looked up (chunks only).
+        self.fingerprint = "system_fingerprint" in keys
+        self.usage = "usage" in keys
+        # Whether a delta may hold more than text: tool calls, a role, keys not modelled.
+        self.rare = "tool_calls" in keys or "role" in keys or bool(self.unknown)
+
+
+_NO_SHAPE = _Shape({}, frozenset())
+_SHAPES: dict[tuple[frozenset[str], frozenset[str], tuple[str, ...]], _Shape] = {}
+_MAX_SHAPES = 256  # a few per server; the bound only stops a server inventing keys forever
+
+
+def _shape(
+    mapping: Mapping[str, Any], known: frozenset[str], reasoning: tuple[str, ...] = ()
+) -> _Shape:
+    """The ``_Shape`` of ``mapping``'s keys, shared by every stream (one per shape, not per
+    stream: 200 concurrent streams need not hold 200 copies)."""
+    key = (frozenset(mapping.keys()), known, reasoning)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        shape = _Shape(mapping, known, reasoning)
+        if len(_SHAPES) < _MAX_SHAPES:
+            _SHAPES[key] = shape
+    return shape
+
+
+class ChunkNormalizer:
+    """Stateful across one response: ``feed(chunk)`` per chunk, ``finish()`` once at the end.
+
+    The per-chunk path is the client's hottest code: what depends only on which keys a chunk,
+    its choice and its delta have is worked out once per shape (``_Shape``), not per chunk.
+    """
+
+    __slots__ = (
+        "_backend",
+        "_choice",
+        "_delta",
+        "_fingerprint",
+        "_profile",
+        "_reasoning_fields",
+        "_redact_fingerprint",
+        "_stop_fields",
+        "_tools",
+        "_top",
+    )
+
+    def __init__(
+        self, profile: BackendProfile | str | None = None, *, redact_fingerprint: bool = False
+    ) -> None:
+        self._profile = profile_for(profile)
+        self._backend = self._profile.name
+        self._reasoning_fields = self._profile.reasoning_fields
+        self._stop_fields = self._profile.stop_sequence_fields
+        self._redact_fingerprint = redact_fingerprint
+        self._tools: dict[int, ToolCallAccumulator] = {}
+        self._fingerprint: object = None
+        self._top = self._choice = self._delta = _NO_SHAPE  # the last shape at each level
+
+    def feed(self, chunk: Mapping[str, Any]) -> list[ChatResponseUpdate]:
+        """Normalise one streamed chunk (``chat.completion.chunk``)."""
+        return self._normalize(chunk, "delta")
+
+    def writing_tool_call(self) -> bool:
+        """Have tool-call deltas arrived that no update has carried yet?
+
+        A call becomes a ``FunctionCallContent`` only when it is complete, but its deltas are
+        the model's output all the same: the first-token budget must stop at the first of them.
+        """
+        return any(self._tools.values())
+
+    def finish(self) -> list[ChatResponseUpdate]:
+        """Tool calls still pending at the end of the stream (no finish chunk came for them)."""
+        updates = []
+        for index, accumulator in self._tools.items():
+            if accumulator:
+                updates.append(ChatResponseUpdate(list(accumulator.flush()), choice_index=index))
+        return updates
+
+    def normalize_completion(self, body: Mapping[str, Any]) -> list[ChatResponseUpdate]:
+        """A non-streamed ``chat.completion`` as the updates a stream of it would have given.
+
+        Going through updates lets ``ChatResponse.from_updates`` build both kinds of response.
+        """
+        if not isinstance(body.get("choices"), list):
+            if body.get("error") is not None:
+                raise error_from_stream_event(body, backend=self._backend)
+            raise InvalidResponseError("the response has no `choices` list", backend=self._backend)
+        updates = self._normalize(body, "message")
+        updates.extend(self.finish())
+        return updates
+
+    def _normalize(  # the per-chunk path, kept in one frame
+        self, chunk: Mapping[str, Any], delta_key: str
+    ) -> list[ChatResponseUpdate]:
+        if "error" in chunk and chunk["error"] is not None:
+            raise error_from_stream_event(chunk, backend=self._backend)
+        response_id = chunk.get("id")
+        if response_id is not None and type(response_id) is not str:
+            response_id = str(response_id)
+        model_id = chunk.get("model")
+        created = chunk.get("created")
+        if type(created) is not int:
+            created = None
+        shape = self._top
+        if chunk.keys() != shape.keys:  # a new shape: rare
+            shape = self._top = _shape(chunk, _TOP_LEVEL)
+        extras = None
+        values = shape.values
+        if values is not None and values(chunk) != shape.nones:
+            extras = _non_null(chunk, shape.unknown, None)
+        if shape.fingerprint:
+            fingerprint = chunk["system_fingerprint"]
+            # llama.cpp repeats it on every chunk: record it when it changes, not per update.
+            if fingerprint is not None and fingerprint != self._fingerprint:
+                self._fingerprint = fingerprint
+                if not self._redact_fingerprint:
+                    if extras is None:
+                        extras = {}
+                    extras["system_fingerprint"] = fingerprint
+        usage = chunk["usage"] if shape.usage else None
+        details = parse_usage(usage) if usage is not None and _is_mapping(usage) else None
+
+        updates: list[ChatResponseUpdate] = []
+        choices = chunk.get("choices")
+        if choices:
+            # Each choice inline, not in a method: this runs once per chunk of every stream.
+            for choice in choices:
+                if not (type(choice) is dict or isinstance(choice, Mapping)):
+                    continue
+                index = choice.get("index")
+                if type(index) is not int:
+                    index = 0
+                delta = choice.get(delta_key)
+                contents: list[AIContent] = []
+                choice_extras: dict[str, Any] | None = None
+                role: ChatRole | None = None
+                if type(delta) is dict or isinstance(delta, Mapping):
+                    shape = self._delta
+                    if delta.keys() != shape.keys:  # a new shape: rare
+                        shape = self._delta = _shape(delta, _DELTA, self._reasoning_fields)
+                    name = shape.reasoning_field
+                    if name is not None:  # one reasoning field (the usual case), inline
+                        value = delta[name]
+                        if value and type(value) is str:
+                            thought = _new(TextReasoningContent)  # see _new
+                            thought.text = value
+                            thought.raw = thought.additional_properties = None
+                            contents.append(thought)
+                        elif value is not None and value != "":
+                            choice_extras = {name: value}  # not text: kept, as _reasoning does
+                    elif shape.reasoning:
+                        choice_extras = _reasoning(delta, shape.reasoning, contents)
+                    content = delta.get("content")
+                    if content and type(content) is str:
+                        text = _new(TextContent)  # TextContent(content), see _new
+                        text.text = content
+                        text.raw = text.additional_properties = None
+                        contents.append(text)
+                    elif content is not None and type(content) is not str:
+                        # Content parts we do not model: kept, not dropped.
+                        choice_extras = choice_extras or {}
+                        choice_extras["content"] = content
+                    if shape.rare:
+                        tool_calls = delta.get("tool_calls")
+                        if tool_calls:
+                            self._tool_calls(index, tool_calls, delta_key)
+                        value = delta.get("role")
+                        if value and type(value) is str:
+                            role = role_of(value)
+                        values = shape.values
+                        if values is not None and values(delta) != shape.nones:
+                            choice_extras = _non_null(delta, shape.unknown, choice_extras)
+                finish_reason: ChatFinishReason | None = None
+                finish = choice.get("finish_reason")
+                if finish and type(finish) is str:
+                    finish_reason = finish_reason_of(finish)
+                    accumulator = self._tools.get(index)
+                    if accumulator:
+                        calls = accumulator.flush()
+                        if finish_reason == ChatFinishReason.LENGTH:
+                            mark_cut_call(calls)
+                        contents.extend(calls)
+                shape = self._choice
+                if choice.keys() != shape.keys:  # a new shape: rare
+                    shape = self._choice = _shape(choice, _CHOICE)
+                values = shape.values
+                if values is not None and values(choice) != shape.nones:
+                    choice_extras = _non_null(
+                        choice, shape.unknown, choice_extras, self._stop_fields
+                    )
+                update = _new(ChatResponseUpdate)  # ChatResponseUpdate(...), see _new
+                update.contents = contents
+                update.role = role
+                update.finish_reason = finish_reason
+                update.response_id = response_id
+                update.model_id = model_id
+                update.created_at = created
+                update.choice_index = index
+                update.additional_properties = choice_extras
+                update.raw = chunk
+                updates.append(update)
+        if not updates:
+            updates.append(
+                ChatResponseUpdate([], None, None, response_id, model_id, created, 0, None, chunk)
+            )
+        if extras:
+            first = updates[0]
+            if first.additional_properties is None:
+                first.additional_properties = extras
+            else:
+                first.additional_properties.update(extras)
+        if details is not None:
+            updates[-1].contents.append(UsageContent(details, raw=usage))
+        return updates
+
+    def _tool_calls(self, index: int, tool_calls: Any, delta_key: str) -> None:
+        accumulator = self._tools.get(index)
+        if accumulator is None:
+            accumulator = self._tools[index] = ToolCallAccumulator()
+        if delta_key == "message":
+            # Non-streamed calls carry no index; their position is it.
+            tool_calls = [
+                {**entry, "index": i} if _is_mapping(entry) else entry
+                for i, entry in enumerate(tool_calls)
+            ]
+        accumulator.add(tool_calls)
+
+
+def _non_null(
+    mapping: Mapping[str, Any],
+    keys: tuple[str, ...],
+    extras: dict[str, Any] | None,
+    stop_fields: tuple[str, ...] = (),
+) -> dict[str, Any] | None:
+    """``extras`` with the non-null values of ``keys``; a stop field becomes ``stop_sequence``."""
+    for key in keys:
+        value = mapping[key]
+        if value is not None:
+            if extras is None:
+                extras = {}
+            extras["stop_sequence" if key in stop_fields else key] = value
+    return extras
+
+
+def _reasoning(
+    delta: Mapping[str, Any], fields: tuple[str, ...], contents: list[AIContent]
+) -> dict[str, Any] | None:
+    """Append the reasoning (the first present field holding text); return the extras.
+
+    A reasoning field holding something else than the reasoning read (a second, *different*
+    text; not null, not empty) is kept in the extras; the same text under a second name is not
+    counted twice.
+    """
+    reasoning = None
+    for name in fields:
+        value = delta[name]
+        if value and type(value) is str:
+            reasoning = value
+            text = _new(TextReasoningContent)  # TextReasoningContent(value), see _new
+            text.text = value
+            text.raw = text.additional_properties = None
+            contents.append(text)
+            break
+    if reasoning is not None and len(fields) == 1:
+        return None
+    extras: dict[str, Any] | None = None
+    for name in fields:
+        value = delta[name]
+        if value is not None and value not in (reasoning, ""):
+            if extras is None:
+                extras = {}
+            extras[name] = value
+    return extras
+
+
+def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    """``isinstance(x, Mapping)`` goes through the ABC machinery (0.19 us); parsed JSON is a
+    plain dict, so check that first (0.03 us)."""
+    return type(value) is dict or isinstance(value, Mapping)

@@ -1,0 +1,160 @@
+"""One streamed chat completion's bookkeeping, for ``OpenAiCompatibleChatClient``'s read loop.
+
+``StreamState`` is what the stream has received so far (so any failure hands it to the caller);
+``loads`` is the JSON parse of one event; ``drain`` reads what follows ``[DONE]``. The loop
+itself stays in ``providers.chat_completions.client``, inline: it is the per-chunk path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import httpx
+
+from providers.abstractions.chat_response import ChatResponseBuilder, ChatResponseUpdate
+from providers.abstractions.errors import (
+    InvalidResponseError,
+    ProviderError,
+    StreamInterruptedError,
+)
+from providers.chat_completions.normalize import ChunkNormalizer
+
+__all__ = [
+    "DRAIN_SECONDS",
+    "TRANSPORT_TIMESTAMPS",
+    "StreamState",
+    "add_property",
+    "drain",
+    "loads",
+    "scan",
+]
+
+TRANSPORT_TIMESTAMPS = "transport_timestamps"
+"""``additional_properties`` key of the client-measured ``time.monotonic()`` instants only the
+transport sees: ``request_sent``, ``response_headers``, ``first_byte`` (and ``response_end`` for a
+non-streamed call). On a stream they ride on the first update; the telemetry layer measures the
+rest (first substantive token, last token, end) from the updates themselves."""
+
+DRAIN_SECONDS = 1.0
+
+
+async def drain(chunks: AsyncIterator[bytes]) -> None:
+    """Read what follows ``[DONE]`` (the end of the chunked body, in practice already received)
+    so that the connection goes back to the pool: closing a response that was not read to its
+    end closes the connection, and every request then pays a new one (and 200 concurrent
+    streams hold 200 of them). Bounded and quiet: the answer is complete, so a server that
+    keeps the response open, or breaks it now, costs at most ``DRAIN_SECONDS`` and the
+    connection, never an error."""
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for _ in chunks:
+                pass
+    except (TimeoutError, httpx.HTTPError):
+        pass
+
+
+class StreamState:
+    """What one stream has received so far, so any failure can hand it to the caller.
+
+    A ``ChatResponseBuilder`` without raw chunks, not a list of updates: a 10,000-chunk stream
+    would otherwise keep every parsed chunk alive until it ends (about 2 KB each, measured).
+    """
+
+    __slots__ = ("_partial", "backend", "done", "finished", "normalizer", "stamps")
+
+    def __init__(self, backend: str) -> None:
+        self.backend = backend
+        # Both made when the server answers: nothing to hold while waiting for it.
+        self.normalizer: ChunkNormalizer | None = None
+        self._partial: ChatResponseBuilder | None = None
+        self.finished = False  # a finish_reason arrived
+        self.done = False  # `data: [DONE]` arrived
+        self.stamps: dict[str, float] | None = None  # given to the first update, then dropped
+
+    @property
+    def partial(self) -> ChatResponseBuilder:
+        if self._partial is None:
+            self._partial = ChatResponseBuilder(keep_raw=False)
+        return self._partial
+
+    def has_token(self) -> bool:
+        """Has output started: a substantive update, or a tool call still being written?
+        (Asked only near a deadline.)"""
+        if self._partial is not None and self._partial.substantive:
+            return True
+        return self.normalizer is not None and self.normalizer.writing_tool_call()
+
+    def consume(self, events: list[str]) -> Iterator[ChatResponseUpdate]:
+        """The updates of the events' data, lazily (the read loop inlines the same steps)."""
+        assert self.normalizer is not None
+        add = self.partial.add
+        for data in events:
+            if data == "[DONE]":
+                self.done = True
+                return
+            for update in self.normalizer.feed(loads(data, self.backend)):
+                if update.finish_reason is not None:
+                    self.finished = True
+                if self.stamps is not None:
+                    add_property(update, TRANSPORT_TIMESTAMPS, self.stamps)
+                    self.stamps = None
+                add(update)
+                yield update
+
+    def end(self) -> list[ChatResponseUpdate]:
+        """Flush tool calls still pending; a stream with neither finish nor [DONE] was cut."""
+        updates = self.normalizer.finish() if self.normalizer is not None else []
+        for update in updates:
+            self.partial.add(update)
+        if not self.done and not self.finished:
+            raise StreamInterruptedError(
+                "the stream ended before a finish reason or [DONE]", backend=self.backend
+            )
+        return updates
+
+    def attach_partial(self, error: ProviderError) -> None:
+        """Give the error everything received, including tool calls still being assembled."""
+        if error.partial_response is None:
+            if self.normalizer is not None:
+                for update in self.normalizer.finish():
+                    self.partial.add(update)
+            error.partial_response = self.partial.build()
+
+
+def add_property(update: ChatResponseUpdate, key: str, value: object) -> None:
+    if update.additional_properties is None:
+        update.additional_properties = {key: value}
+    else:
+        update.additional_properties[key] = value
+
+
+scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+"""The C scanner ``json.loads`` ends in, called directly: the wrappers around it (two regex
+matches for surrounding whitespace, three Python calls) cost half as much again as the parse of
+a typical chunk. Anything it does not take whole (whitespace around the value, an error) goes
+through ``json.loads``, so the results and errors are exactly ``json.loads``'s."""
+
+
+def loads(data: str, backend: str) -> dict[str, Any]:
+    try:
+        payload, end = scan(data, 0)
+        if end != len(data):
+            payload = json.loads(data)
+    except (StopIteration, ValueError):
+        payload = _loads_slowly(data, backend)
+    if type(payload) is not dict:
+        raise InvalidResponseError("a stream event is not a JSON object", backend=backend)
+    return payload
+
+
+def _loads_slowly(data: str, backend: str) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        # The text goes to `body`, not the message: it may be completion text.
+        raise InvalidResponseError(
+            f"a stream event is not JSON ({len(data)} characters)", backend=backend, body=data
+        ) from exc

@@ -1,0 +1,114 @@
+"""Whitespace at the edges of reasoning and tool-call blocks, made the same on every server.
+
+For the model text ``<think>\\nX\\n</think>\\n\\nY`` llama.cpp returns reasoning ``X\\n`` and
+content ``Y``, vLLM and SGLang return ``\\nX\\n`` and ``\\n\\nY``, and a client recovering the tags
+from content sees ``\\nX\\n`` and ``\\n\\nY`` (transcripts/*/captured--*reasoning*). That whitespace
+is the chat template's formatting around the tags, not the model's answer, and an agent switching
+backends must not see its answers change. So, in the stream:
+
+* reasoning loses leading and trailing whitespace (trailing whitespace is held until more
+  reasoning shows it was inside the block);
+* text right after a reasoning block or a tool call loses its leading whitespace;
+* whitespace-only text right before a tool call or a reasoning block is dropped;
+* everything else passes unchanged: trailing whitespace of text is only held until the next
+  piece (or the end) decides it, so a plain answer comes out byte-identical.
+
+It is a function of the content sequence alone, so it cannot depend on how bytes were cut.
+"""
+
+from __future__ import annotations
+
+from providers.abstractions.contents import (
+    AIContent,
+    FunctionCallContent,
+    TextContent,
+    TextReasoningContent,
+)
+
+__all__ = ["BlockWhitespace"]
+
+_TEXT = 0  # ordinary text (or nothing yet)
+_REASONING_START = 1  # inside a reasoning block, nothing emitted yet
+_REASONING = 2  # inside a reasoning block
+_AFTER_BLOCK = 3  # right after reasoning or a tool call
+
+
+class BlockWhitespace:
+    """``feed(contents) -> contents`` per update, ``finish() -> contents`` once at the end."""
+
+    __slots__ = ("_held_reasoning", "_held_text", "_state")
+
+    def __init__(self) -> None:
+        self._state = _TEXT
+        self._held_text = ""
+        self._held_reasoning = ""
+
+    def feed(self, contents: list[AIContent]) -> list[AIContent]:
+        out: list[AIContent] = []
+        for content in contents:
+            kind = type(content)
+            if kind is TextContent:
+                self._text(content, out)  # type: ignore[arg-type]
+            elif kind is TextReasoningContent:
+                self._reasoning(content, out)  # type: ignore[arg-type]
+            elif kind is FunctionCallContent:
+                self._held_text = self._held_reasoning = ""
+                self._state = _AFTER_BLOCK
+                out.append(content)
+            else:
+                out.append(content)
+        return out
+
+    def in_text(self) -> bool:
+        """Inside ordinary text with nothing held: a ``TextContent`` whose text is not empty and
+        does not end in whitespace would now pass ``feed`` unchanged, changing nothing."""
+        return self._state == _TEXT and not self._held_text
+
+    def in_reasoning(self) -> bool:
+        """``in_text`` for reasoning: inside a reasoning block that has emitted already."""
+        return self._state == _REASONING and not self._held_reasoning
+
+    def finish(self) -> list[AIContent]:
+        """Trailing whitespace of an answer's text is the model's; of reasoning, the template's."""
+        held, self._held_text, self._held_reasoning = self._held_text, "", ""
+        return [TextContent(held)] if held and self._state == _TEXT else []
+
+    def _text(self, content: TextContent, out: list[AIContent]) -> None:
+        text = content.text
+        if self._state != _TEXT:
+            self._held_reasoning = ""
+            text = text.lstrip()
+            if not text:
+                self._state = _AFTER_BLOCK
+                return
+            self._state = _TEXT
+        elif self._held_text:
+            text = self._held_text + text
+        body = text.rstrip()
+        self._held_text = text[len(body) :]
+        if body:
+            out.append(
+                content
+                if body is content.text
+                else TextContent(body, additional_properties=content.additional_properties)
+            )
+
+    def _reasoning(self, content: TextReasoningContent, out: list[AIContent]) -> None:
+        text = content.text
+        if self._state == _REASONING:
+            text = self._held_reasoning + text
+        else:
+            self._held_text = ""  # whitespace before a block is formatting
+            text = text.lstrip()
+            if not text:
+                self._state = _REASONING_START
+                return
+        self._state = _REASONING
+        body = text.rstrip()
+        self._held_reasoning = text[len(body) :]
+        if body:
+            out.append(
+                content
+                if body is content.text
+                else TextReasoningContent(body, additional_properties=content.additional_properties)
+            )

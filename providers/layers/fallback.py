@@ -1,0 +1,188 @@
+"""``FallbackChatClient``: a second backend for when the first one fails before answering.
+
+Failover follows the same rule as retry (``providers.layers.retry``): a request may move to another
+backend only while the caller has seen no output. A stream is therefore read up to its first
+substantive update (text, reasoning or a tool call; 64 updates into a long tool call, see
+``providers.transport.update_stream.head_ends``) before anything is released; if the main
+backend fails first, its held-back updates are dropped and the fallback's stream is released
+instead, so the caller sees exactly one backend's answer. Once output has started an error
+surfaces with its partial response, as it would without this layer: mixing the opening of one
+model's answer with the rest of another's would be worse than the error.
+
+Each layer keeps its own job: put a ``RetryingChatClient`` *inside* each backend (as
+``providers.config.client_for`` does) so transient errors are retried on the main backend before
+failing over, and telemetry inside too, so each backend's timings are its own.
+
+The answer says who gave it: ``additional_properties["answered_by"]`` holds the backend's name on
+the response (on the first update of a stream), and ``"fallback_reason"`` the main backend's
+error class when the fallback answered. A fallback is also logged (``llm.fallback``, warning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from providers.abstractions.chat_client import ChatClient, ChatInput
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.errors import ConfigurationError, ProviderError
+from providers.abstractions.options import ChatOptions
+from providers.layers.stream_head import Head, HeldStream, mark_update, read_head, replayable
+
+__all__ = [
+    "ANSWERED_BY",
+    "FALLBACK_EVENT",
+    "FALLBACK_REASON",
+    "FallbackChatClient",
+    "falls_back_on",
+]
+
+ANSWERED_BY = "answered_by"
+"""``additional_properties`` key: the name of the backend that produced the answer."""
+
+FALLBACK_REASON = "fallback_reason"
+"""``additional_properties`` key, set only when the fallback answered: the main error's class."""
+
+FALLBACK_EVENT = "llm.fallback"
+
+
+def falls_back_on(error: ProviderError) -> bool:
+    """The default decision: every backend failure, but not a local configuration mistake.
+
+    Deliberately broad. Besides outages (connection, timeout, 5xx, 429) a backend-specific 400
+    such as vLLM's "auto tool choice requires --enable-auto-tool-choice", an unknown model id or
+    a context window too small for the prompt are all problems another backend may not have. A
+    ``ConfigurationError`` is raised before any request and would be the same on both.
+    """
+    return not isinstance(error, ConfigurationError)
+
+
+class FallbackChatClient:
+    """Sends each request to ``main``; if it fails before answering, to ``fallback``.
+
+    ``should_fall_back`` narrows which ``ProviderError``s switch backends (default
+    ``falls_back_on``). When both fail, the fallback's error is raised with a note naming the
+    main backend's error. Cancellation and programming errors are never caught. Closing this
+    client closes both backends.
+    """
+
+    def __init__(
+        self,
+        main: ChatClient,
+        fallback: ChatClient,
+        *,
+        main_name: str = "main",
+        fallback_name: str = "fallback",
+        should_fall_back: Callable[[ProviderError], bool] = falls_back_on,
+        logger: Any = None,
+    ) -> None:
+        self.main = main
+        self.fallback = fallback
+        self.main_name = main_name
+        self.fallback_name = fallback_name
+        self._should_fall_back = should_fall_back
+        self._logger = logger
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(main={self.main_name!r}, fallback={self.fallback_name!r})"
+
+    def _switching(self, error: ProviderError) -> bool:
+        if not self._should_fall_back(error):
+            return False
+        logger = self._logger
+        if logger is None:
+            import structlog
+
+            logger = self._logger = structlog.get_logger(__name__)
+        logger.warning(
+            FALLBACK_EVENT,
+            main=self.main_name,
+            fallback=self.fallback_name,
+            error=type(error).__name__,
+            status=getattr(error, "status", None),
+            backend=error.backend,
+        )
+        return True
+
+    def _both_failed(self, main_error: ProviderError, error: ProviderError) -> None:
+        error.add_note(
+            f"the fallback {self.fallback_name!r} was tried because the main backend "
+            f"{self.main_name!r} failed first: {type(main_error).__name__}: {main_error}"
+        )
+
+    async def get_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> ChatResponse:
+        messages = replayable(messages)
+        try:
+            response = await self.main.get_response(messages, options)
+        except ProviderError as main_error:
+            if not self._switching(main_error):
+                raise
+            try:
+                response = await self.fallback.get_response(messages, options)
+            except ProviderError as error:
+                self._both_failed(main_error, error)
+                raise
+            response.additional_properties[ANSWERED_BY] = self.fallback_name
+            response.additional_properties[FALLBACK_REASON] = type(main_error).__name__
+            return response
+        response.additional_properties[ANSWERED_BY] = self.main_name
+        return response
+
+    def get_streaming_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        return _FailoverStream(self, messages, options)
+
+    async def aclose(self) -> None:
+        try:
+            await self.main.aclose()
+        finally:
+            await self.fallback.aclose()
+
+    async def __aenter__(self) -> FallbackChatClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class _FailoverStream(HeldStream):
+    """The main backend's stream, or the fallback's when the main one fails in its head."""
+
+    __slots__ = ("_layer", "_reason")
+
+    def __init__(
+        self, layer: FallbackChatClient, messages: ChatInput, options: ChatOptions | None
+    ) -> None:
+        super().__init__(messages, options)
+        self._layer = layer
+        self._reason: str | None = None
+
+    def _open(self) -> AsyncIterator[ChatResponseUpdate]:
+        return self._layer.main.get_streaming_response(self.messages, self.options)
+
+    async def _reopen(
+        self, failed: BaseException
+    ) -> tuple[AsyncIterator[ChatResponseUpdate] | None, Head]:
+        layer = self._layer
+        if not isinstance(failed, ProviderError) or not layer._switching(failed):
+            raise failed
+        self._reason = type(failed).__name__
+        stream = layer.fallback.get_streaming_response(self.messages, self.options)
+        try:
+            return stream, await read_head(stream)
+        except ProviderError as error:
+            layer._both_failed(failed, error)
+            raise
+
+    def _opened(self, head: list[ChatResponseUpdate]) -> None:
+        if head:
+            layer = self._layer
+            reason = self._reason
+            mark_update(
+                head[0], ANSWERED_BY, layer.main_name if reason is None else layer.fallback_name
+            )
+            if reason is not None:
+                mark_update(head[0], FALLBACK_REASON, reason)

@@ -4,8 +4,9 @@ Everything a caller needs is importable from here; modules are implementation de
 where an issue names them public (``providers.text_tool_calls``, ``providers.reasoning``).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from providers._lazy import lazy_exports as _lazy_exports
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.contents import (
@@ -47,7 +48,7 @@ from providers.abstractions.options import (
     ToolDeclaration,
 )
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from providers.backends import BackendProfile, profile_for
     from providers.builder import ChatClientBuilder
     from providers.chat_completions.client import (
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     from providers.chat_completions.normalize import ChunkNormalizer
     from providers.config import BackendConfig, OaicompatConfig, client_for, load_config
     from providers.factory import ExtraBodyChatClient, create_chat_client
+    from providers.layers.fallback import FallbackChatClient
     from providers.layers.retry import RetryingChatClient, RetryPolicy
     from providers.layers.text_recovery import TextRecoveryChatClient
     from providers.responses import (
@@ -71,7 +73,7 @@ if TYPE_CHECKING:
 # What costs cold-import time loads on first use: the HTTP client (httpx and asyncio, about two
 # thirds of it), tenacity and structlog for retry, the parser registry for recovery. The chat
 # abstractions stay eager, so code that only handles messages and updates never pays for them.
-_LAZY = {
+_LAZY: dict[str, str] = {
     "BackendProfile": "providers.backends",
     "profile_for": "providers.backends",
     "ChatClientBuilder": "providers.builder",
@@ -84,6 +86,7 @@ _LAZY = {
     "Timeouts": "providers.chat_completions.client",
     "BackendConfig": "providers.config",
     "ExtraBodyChatClient": "providers.factory",
+    "FallbackChatClient": "providers.layers.fallback",
     "OaicompatConfig": "providers.config",
     "client_for": "providers.config",
     "create_chat_client": "providers.factory",
@@ -95,17 +98,6 @@ _LAZY = {
     "OpenAiCompatibleResponsesClient": "providers.responses",
     "ResponsesEventNormalizer": "providers.responses",
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'providers' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
 
 
 __all__ = [
@@ -136,6 +128,7 @@ __all__ = [
     "Endpoint",
     "ErrorContent",
     "ExtraBodyChatClient",
+    "FallbackChatClient",
     "FunctionCallContent",
     "FunctionResultContent",
     "InvalidRequestError",
@@ -169,3 +162,5 @@ __all__ = [
     "load_config",
     "profile_for",
 ]
+
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)

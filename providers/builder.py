@@ -15,16 +15,16 @@ plain async iterator still composes: the first layer above it puts one stream ov
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
-from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from providers.abstractions.chat_client import ChatClient, ChatInput
-from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.options import ChatOptions
-
-if TYPE_CHECKING:
-    from providers.layers.retry import RetryPolicy
+from providers.abstractions.chat_client import ChatClient
+from providers.layers.extra_body import ExtraBodyChatClient
+from providers.layers.fallback import FallbackChatClient
+from providers.layers.retry import RetryingChatClient, RetryPolicy
+from providers.layers.text_recovery import TextRecoveryChatClient
+from telemetry.otel import OpenTelemetryChatClient
+from telemetry.telemetry_client import TelemetryChatClient
 
 __all__ = ["ChatClientBuilder"]
 
@@ -35,9 +35,9 @@ LayerFactory = Callable[[ChatClient], ChatClient]
 class ChatClientBuilder:
     """Collects layer factories; ``build()`` applies them so the first added is outermost.
 
-    The ``use_*`` methods add the library's own layers; each imports its layer only when called,
-    so a pipeline without telemetry never imports structlog's processors or OpenTelemetry. The
-    standard order (``providers.factory.create_chat_client``) reads::
+    The ``use_*`` methods add the library's own layers (OpenTelemetry itself is imported only
+    when an ``OpenTelemetryChatClient`` is made). The standard order
+    (``providers.factory.create_chat_client``) reads::
 
         ChatClientBuilder(client).use_telemetry().use_retry().use_text_tool_calls().build()
     """
@@ -58,20 +58,14 @@ class ChatClientBuilder:
 
     def use_retry(self, policy: RetryPolicy | None = None, **kwargs: Any) -> ChatClientBuilder:
         """``RetryingChatClient(inner, policy, **kwargs)``; ``None`` is ``RetryPolicy()``."""
-        from providers.layers.retry import RetryingChatClient
-
         return self.use(lambda inner: RetryingChatClient(inner, policy, **kwargs))
 
     def use_telemetry(self, **kwargs: Any) -> ChatClientBuilder:
         """``TelemetryChatClient(inner, **kwargs)``: timings, cache figures, structlog events."""
-        from telemetry import TelemetryChatClient
-
         return self.use(lambda inner: TelemetryChatClient(inner, **kwargs))
 
     def use_opentelemetry(self, **kwargs: Any) -> ChatClientBuilder:
         """``OpenTelemetryChatClient(inner, **kwargs)`` (needs the ``otel`` extra)."""
-        from telemetry.otel import OpenTelemetryChatClient
-
         return self.use(lambda inner: OpenTelemetryChatClient(inner, **kwargs))
 
     def use_text_tool_calls(
@@ -80,8 +74,6 @@ class ChatClientBuilder:
         """``TextRecoveryChatClient``: tool calls and ``<think>`` tags left in text become
         structured contents. One layer does both because both scan the same text; pass
         ``reasoning_tags="off"`` for tool calls only."""
-        from providers.layers.text_recovery import TextRecoveryChatClient
-
         return self.use(
             lambda inner: TextRecoveryChatClient(
                 inner, reasoning_tags=reasoning_tags, text_tool_calls=text_tool_calls, **kwargs
@@ -91,14 +83,10 @@ class ChatClientBuilder:
     def use_extra_body(self, extra_body: Mapping[str, Any]) -> ChatClientBuilder:
         """``ExtraBodyChatClient``: configured body keys on every request, never overriding
         the caller's."""
-        from providers.layers.extra_body import ExtraBodyChatClient
-
         body = dict(extra_body)
         return self.use(lambda inner: ExtraBodyChatClient(inner, body))
 
     def use_fallback(self, fallback: ChatClient, **kwargs: Any) -> ChatClientBuilder:
         """``FallbackChatClient(inner, fallback, **kwargs)``: the built pipeline so far, from
         this layer inwards, is the main backend."""
-        from providers.layers.fallback import FallbackChatClient
-
         return self.use(lambda inner: FallbackChatClient(inner, fallback, **kwargs))

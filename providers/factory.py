@@ -25,11 +25,11 @@ from providers.abstractions.errors import ConfigurationError
 from providers.builder import ChatClientBuilder
 from providers.chat_completions.client import OpenAiCompatibleChatClient, Timeouts
 from providers.layers.extra_body import ExtraBodyChatClient, merge_extra_body
+from providers.layers.retry import RetryPolicy
+from providers.responses import OpenAiCompatibleResponsesClient
 
 if TYPE_CHECKING:
     from providers.backends import BackendProfile
-    from providers.layers.retry import RetryPolicy
-    from providers.responses import OpenAiCompatibleResponsesClient
 
 __all__ = [
     "DEFAULT_RETRY",
@@ -41,8 +41,7 @@ __all__ = [
 
 
 class _DefaultRetry:
-    """Sentinel for "the default ``RetryPolicy()``": ``retry=None`` means *no* retry layer, and
-    importing ``providers.layers.retry`` (tenacity, structlog) at import time would cost cold start."""
+    """Sentinel for "the default ``RetryPolicy()``": ``retry=None`` means *no* retry layer."""
 
     def __repr__(self) -> str:
         return "DEFAULT_RETRY"
@@ -110,7 +109,5 @@ def core_client_class(
     if api == "chat":
         return OpenAiCompatibleChatClient
     if api == "responses":
-        from providers.responses import OpenAiCompatibleResponsesClient
-
         return OpenAiCompatibleResponsesClient
     raise ConfigurationError(f"create_chat_client: api must be 'chat' or 'responses', not {api!r}")

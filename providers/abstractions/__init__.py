@@ -1,1 +1,96 @@
-"""TODO"""
+"""The chat abstractions, MEAI's ``Microsoft.Extensions.AI.Abstractions`` in Python.
+
+Value types (messages, contents, options, responses and their updates), the ``ChatClient``
+protocol every client and layer implements, ``DelegatingChatClient`` that every layer extends,
+and the ``ProviderError`` hierarchy. Nothing here imports anything else of ours, so code that
+only handles messages and updates (a framework adapter, a test, a telemetry extractor) loads no
+HTTP client.
+"""
+
+from providers.abstractions.chat_client import ChatClient, ChatInput
+from providers.abstractions.chat_response import (
+    ChatResponse,
+    ChatResponseBuilder,
+    ChatResponseUpdate,
+)
+from providers.abstractions.contents import (
+    AIContent,
+    DataContent,
+    ErrorContent,
+    FunctionCallContent,
+    FunctionResultContent,
+    TextContent,
+    TextReasoningContent,
+    UriContent,
+    UsageContent,
+    UsageDetails,
+)
+from providers.abstractions.delegating import DelegatingChatClient
+from providers.abstractions.errors import (
+    ApiStatusError,
+    AuthenticationError,
+    BackendUnavailableError,
+    ConfigurationError,
+    ContextLengthExceededError,
+    InvalidRequestError,
+    InvalidResponseError,
+    ModelNotFoundError,
+    PermissionDeniedError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+    StreamInterruptedError,
+)
+from providers.abstractions.messages import ChatMessage
+from providers.abstractions.open_values import ChatFinishReason, ChatRole
+from providers.abstractions.options import (
+    ChatOptions,
+    ChatResponseFormat,
+    ChatToolMode,
+    ToolDeclaration,
+)
+from providers.abstractions.parsed_text import ParsedText
+
+__all__ = [
+    "AIContent",
+    "ApiStatusError",
+    "AuthenticationError",
+    "BackendUnavailableError",
+    "ChatClient",
+    "ChatFinishReason",
+    "ChatInput",
+    "ChatMessage",
+    "ChatOptions",
+    "ChatResponse",
+    "ChatResponseBuilder",
+    "ChatResponseFormat",
+    "ChatResponseUpdate",
+    "ChatRole",
+    "ChatToolMode",
+    "ConfigurationError",
+    "ContextLengthExceededError",
+    "DataContent",
+    "DelegatingChatClient",
+    "ErrorContent",
+    "FunctionCallContent",
+    "FunctionResultContent",
+    "InvalidRequestError",
+    "InvalidResponseError",
+    "ModelNotFoundError",
+    "ParsedText",
+    "PermissionDeniedError",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderTimeoutError",
+    "RateLimitError",
+    "ServerError",
+    "StreamInterruptedError",
+    "TextContent",
+    "TextReasoningContent",
+    "ToolDeclaration",
+    "UriContent",
+    "UsageContent",
+    "UsageDetails",
+]

@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 
 from providers.abstractions.errors import InvalidResponseError, ProviderConnectionError
+from providers.replay.transcripts import replay_bytes
 from providers.transport.endpoint import Endpoint
 from providers.transport.stale_connections import new_http_client
 
@@ -198,8 +199,6 @@ async def expected_result(
 ) -> dict[str, Any]:
     """What the core client (text recovery off) returns or raises for these bytes, in the full
     ``expected`` shape (an error without a partial response still has every field)."""
-    from providers.replay.transcripts import replay_bytes
-
     return await replay_bytes(
         exchange.status,
         exchange.body,

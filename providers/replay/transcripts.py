@@ -14,8 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.errors import ContextLengthExceededError, ProviderError
+from providers.chat_completions.client import OpenAiCompatibleChatClient
+from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
+from providers.responses import OpenAiCompatibleResponsesClient
 
 __all__ = [
     "Transcript",
@@ -147,19 +151,13 @@ async def replay_bytes(
 
     ``api="responses"`` replays a Responses-API creation through
     ``OpenAiCompatibleResponsesClient`` instead of the chat client."""
-    from providers.abstractions.chat_client import ChatClient
-    from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 
     def answer(request: ReceivedRequest) -> RecordedReply:
         return RecordedReply(status, body, {"Content-Type": content_type})
 
     def core_client(base_url: str) -> ChatClient:
         if api == "responses":
-            from providers.responses import OpenAiCompatibleResponsesClient
-
             return OpenAiCompatibleResponsesClient(base_url, backend=backend)
-        from providers.chat_completions.client import OpenAiCompatibleChatClient
-
         return OpenAiCompatibleChatClient(base_url, backend=backend)
 
     result: dict[str, Any]

@@ -2,8 +2,9 @@
 (``Watchdog``).
 
 httpx enforces only the connect budget; first-token, idle and total are one lazily re-armed
-wake-up per request (all of a loop's share one asyncio timer: ``providers.transport.wake_ups``), so a
-healthy stream pays a clock read and one comparison per network read, not a timer per chunk.
+wake-up per request (all of a loop's share one asyncio timer:
+``providers.transport.wake_ups``), so a healthy stream pays a clock read and one comparison
+per network read, not a timer per chunk.
 Shared by every client that streams (chat completions, Responses).
 """
 

@@ -2,7 +2,8 @@
 
 llama-server closes the TCP connection shortly after each streamed response yet answers with
 ``Keep-Alive: timeout=5, max=100``. A request sent at once on the pooled connection races that
-close; about one in ten lost it before ``providers.transport.stale_connections`` resent such requests.
+close; about one in ten lost it before ``providers.transport.stale_connections`` resent such
+requests.
 Retry is off: the resend must happen in the transport, not be papered over by ``RetryPolicy``.
 """
 

@@ -8,8 +8,8 @@ per ``<backend>-<server set>`` takes every captured chat exchange of that set wh
 capture (``shared/transcripts-captured/<backend>/<set>--<name>.meta.json``) states the
 ``model_text`` the scripted model emitted and the request sent, scripts the rig server of the set
 to emit that text again, sends the request through the library's own recorder
-(``providers.replay.recording.record_exchange``) and rewrites the transcript in place: new body bytes,
-new provenance (detected server and version, the capture's flags, date), new ``expected``, and
+(``providers.replay.recording.record_exchange``) and rewrites the transcript in place: new body
+bytes, new provenance (detected server and version, the capture's flags, date), new ``expected``, and
 the prompt the engine was given as ``engine_prompt``. The first capture's provenance is kept
 under ``provenance.first_capture``, and a hand-written ``expected_recovered`` keeps its model
 text (as the llama.cpp re-recorder does).

@@ -62,36 +62,41 @@ def _is_type_checking(node: ast.If) -> bool:
     return "TYPE_CHECKING" in ast.unparse(node.test)
 
 
+def _deferral_reason(lines: list[str], lineno: int) -> str | None:
+    above = lines[lineno - 2].strip() if lineno > 1 else ""
+    if not above.startswith("# deferred:"):
+        return None
+    return above.removeprefix("# deferred:").strip() or None
+
+
+def _module_edges(module: str, path: Path, modules: dict[str, Path]) -> list[Edge]:
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    is_package = path.name == "__init__.py"
+    found: list[Edge] = []
+    pending: list[tuple[ast.AST, bool]] = [(ast.parse(source), False)]
+    while pending:
+        node, deferred = pending.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                pending.extend((orelse, deferred) for orelse in child.orelse)
+                continue
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                reason = _deferral_reason(lines, child.lineno)
+                for name in _targets(child, module, is_package):
+                    target = _owner(name, modules)
+                    if target is not None and target != module:
+                        found.append(Edge(module, target, child.lineno, deferred, reason))
+            inner = deferred or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            pending.append((child, inner))
+    return found
+
+
 def edges() -> list[Edge]:
     modules = module_files()
-    found: list[Edge] = []
-    for module, path in modules.items():
-        source = path.read_text(encoding="utf-8")
-        lines = source.splitlines()
-        is_package = path.name == "__init__.py"
-
-        def visit(node: ast.AST, deferred: bool, module: str = module) -> None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.If) and _is_type_checking(child):
-                    for orelse in child.orelse:
-                        visit(orelse, deferred)
-                    continue
-                inner = deferred or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
-                if isinstance(child, ast.Import | ast.ImportFrom):
-                    above = lines[child.lineno - 2].strip() if child.lineno > 1 else ""
-                    reason = (
-                        above.removeprefix("# deferred:").strip()
-                        if above.startswith("# deferred:")
-                        else None
-                    )
-                    for name in _targets(child, module, is_package):
-                        target = _owner(name, modules)
-                        if target is not None and target != module:
-                            found.append(Edge(module, target, child.lineno, deferred, reason))
-                visit(child, inner)
-
-        visit(ast.parse(source), False)
-    return found
+    return [
+        edge for module, path in modules.items() for edge in _module_edges(module, path, modules)
+    ]
 
 
 def cycles(graph_edges: list[Edge]) -> list[list[str]]:

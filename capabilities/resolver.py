@@ -7,10 +7,10 @@ in the family table, and merge (``merge.py``). Every probe shares one ``Prober``
 fetched twice, and every failed or slow probe is simply absent — ``resolve`` does not raise for
 a server that is down, odd or slow.
 
-Unlike netclaw's resolver (research/netclaw.md §2.10, §4 item 12) this one keeps the configured
-path prefix for ``/props``, survives a failing ``/v1/models``, has its own per-probe timeout,
-matches served ids case-insensitively and falls back to the only served model, knows SGLang,
-reads llama.cpp's context as per slot (with ``total_slots`` beside it), and caches.
+Unlike netclaw's resolver, this one keeps the configured path prefix for ``/props``, survives a
+failing ``/v1/models``, has its own per-probe timeout, matches served ids case-insensitively and
+falls back to the only served model, knows SGLang, reads llama.cpp's context as per slot (with
+``total_slots`` beside it), and caches.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Timings extractors: one small callable per backend turning what a server reported into
 ``ServerTimings``.
 
-Servers report cost and speed in different places (research/wire.md §2.4):
+Servers report cost and speed in different places (docs/wire.md §2.4):
 
 * llama.cpp sends a ``timings`` object (``cache_n``, ``prompt_n``, ``prompt_ms``,
   ``predicted_per_second``, … and ``draft_n``/``draft_n_accepted`` when speculative decoding

@@ -36,7 +36,7 @@ PURE = [
     "native_payloads",
     "payloads",
 ]
-"""Modules that take and return values (STYLE 11): only probes, detect, readiness and the
+"""Modules that take and return values: only probes, detect, readiness and the
 resolver do I/O."""
 
 

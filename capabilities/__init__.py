@@ -10,30 +10,73 @@ the window on request.
 Modules, one job each — I/O: ``probes`` (requests that fail softly), ``detect`` (fingerprints),
 ``readiness``, ``resolver`` (orchestration and cache); pure: ``findings`` (lenient validation),
 ``payloads`` and ``native_payloads`` (one parser per probe), ``merge`` (layering with
-provenance), ``family_table``, ``backend`` (per-backend discovery traits), ``model_id``,
-``budget``, ``models`` (the result types); ``events`` names the structlog events.
+provenance), ``family_table``, ``backend`` (the discovery view of ``providers.backends``),
+``model_id``, ``budget``, ``models`` (the result types); ``events`` names the structlog events.
 """
 
-from capabilities.backend import TRAITS, Backend, BackendTraits, traits_for
-from capabilities.budget import clamp_max_output_tokens, estimate_prompt_tokens
-from capabilities.detect import DetectedBackend, detect_backend
-from capabilities.family_table import FAMILIES, FamilyRow, family_for
-from capabilities.model_id import (
-    closest_model_id,
-    match_model_id,
-    model_not_found_error,
-    validate_model_id,
-)
-from capabilities.models import (
-    CapabilityOverrides,
-    Modality,
-    ModelCapabilities,
-    Resolved,
-    Source,
-)
-from capabilities.probes import DEFAULT_PROBE_TIMEOUT
-from capabilities.readiness import Readiness, wait_until_ready
-from capabilities.resolver import OpenAiCompatibleCapabilityResolver
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from capabilities.backend import TRAITS, Backend, BackendTraits, traits_for
+    from capabilities.budget import clamp_max_output_tokens, estimate_prompt_tokens
+    from capabilities.detect import DetectedBackend, detect_backend
+    from capabilities.family_table import FAMILIES, FamilyRow, family_for
+    from capabilities.model_id import (
+        closest_model_id,
+        match_model_id,
+        model_not_found_error,
+        validate_model_id,
+    )
+    from capabilities.models import (
+        CapabilityOverrides,
+        Modality,
+        ModelCapabilities,
+        Resolved,
+        Source,
+    )
+    from capabilities.probes import DEFAULT_PROBE_TIMEOUT
+    from capabilities.readiness import Readiness, wait_until_ready
+    from capabilities.resolver import OpenAiCompatibleCapabilityResolver
+
+# Each name loads its own module on first use: the pure helpers the wire clients need (the
+# budget, a wrong model id's diagnosis) cost neither pydantic nor the probing machinery.
+_LAZY = {
+    "TRAITS": "capabilities.backend",
+    "Backend": "capabilities.backend",
+    "BackendTraits": "capabilities.backend",
+    "traits_for": "capabilities.backend",
+    "clamp_max_output_tokens": "capabilities.budget",
+    "estimate_prompt_tokens": "capabilities.budget",
+    "DetectedBackend": "capabilities.detect",
+    "detect_backend": "capabilities.detect",
+    "FAMILIES": "capabilities.family_table",
+    "FamilyRow": "capabilities.family_table",
+    "family_for": "capabilities.family_table",
+    "closest_model_id": "capabilities.model_id",
+    "match_model_id": "capabilities.model_id",
+    "model_not_found_error": "capabilities.model_id",
+    "validate_model_id": "capabilities.model_id",
+    "CapabilityOverrides": "capabilities.models",
+    "Modality": "capabilities.models",
+    "ModelCapabilities": "capabilities.models",
+    "Resolved": "capabilities.models",
+    "Source": "capabilities.models",
+    "DEFAULT_PROBE_TIMEOUT": "capabilities.probes",
+    "Readiness": "capabilities.readiness",
+    "wait_until_ready": "capabilities.readiness",
+    "OpenAiCompatibleCapabilityResolver": "capabilities.resolver",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'capabilities' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_PROBE_TIMEOUT",

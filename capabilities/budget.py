@@ -1,8 +1,8 @@
 """Fitting ``max_tokens`` into the context window, for callers who ask for it.
 
 SGLang rejects ``prompt + max_tokens > context`` with a 400 (vLLM ≤ 0.3x did too; 0.33 clamps
-silently; llama.cpp stops at the context end with ``finish_reason: "length"``), research/wire.md
-§4-§5. Clamping is opt-in (``clamp_max_tokens=True`` on the client) because it needs a prompt
+silently; llama.cpp stops at the context end with ``finish_reason: "length"``), docs/wire.md
+§5. Clamping is opt-in (``clamp_max_tokens=True`` on the client) because it needs a prompt
 *estimate*: an estimate too high shortens answers for nothing, too low still gets the 400.
 
 Pure arithmetic; no I/O.

@@ -1,6 +1,6 @@
 """Which server is behind a base URL: cheapest signals first, stop once decided.
 
-The order follows research/wire.md §1.4:
+The order follows docs/wire.md §1.4:
 
 1. the configured host (``api.openai.com``) — no request at all;
 2. ``GET /v1/models`` — needed anyway for the served ids: a ``Server: llama.cpp`` header (sent
@@ -15,7 +15,9 @@ root; the ``Server`` header is checked on every answer, whatever its status. Any
 ``generic``: the tolerant profile, and no backend-specific probes.
 
 The fingerprints — the only place outside tables and tests where backend names are spelled — are
-the ``_OWNED_BY`` and ``_ROOT_TEXT`` tables below.
+the ``_OWNED_BY`` and ``_ROOT_TEXT`` tables below. Every row of ``providers.backends.PROFILES``
+has one except ``generic``, which is what detection answers when nothing matched; ``openai`` is
+recognised by its host alone (``tests/unit/test_backends_table.py`` checks both).
 """
 
 from __future__ import annotations

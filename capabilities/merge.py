@@ -94,6 +94,78 @@ def _layer_optional(
     return Resolved(None, Source.DEFAULT)
 
 
+@dataclass(frozen=True, slots=True)
+class _Sizes:
+    """The probed numbers, read both by their fields and by the override check."""
+
+    runtime: Resolved[int] | None
+    training: Resolved[int] | None
+    max_output: Resolved[int] | None
+    slots: Resolved[int] | None
+
+    @classmethod
+    def probe(cls, ordered: Sequence[Findings]) -> _Sizes:
+        return cls(
+            runtime=_probed(ordered, lambda f: f.context_window),
+            training=_probed(ordered, lambda f: f.training_context_window),
+            max_output=_probed(ordered, lambda f: f.max_output_tokens),
+            slots=_probed(ordered, lambda f: f.parallel_slots),
+        )
+
+    @property
+    def window(self) -> Resolved[int] | None:
+        """A runtime context from any probe beats a training maximum from any probe."""
+        return self.runtime or self.training
+
+
+def _conflicts(overrides: CapabilityOverrides, sizes: _Sizes) -> list[Conflict]:
+    return [
+        Conflict(name, wanted, probed.value, probed.source)
+        for name, wanted, probed in (
+            ("context_window", overrides.context_window, sizes.window),
+            ("max_output_tokens", overrides.max_output_tokens, sizes.max_output),
+            ("parallel_slots", overrides.parallel_slots, sizes.slots),
+        )
+        if wanted is not None and probed is not None and wanted > probed.value
+    ]
+
+
+def _modalities(
+    ordered: Sequence[Findings], overrides: CapabilityOverrides, family: FamilyRow | None
+) -> tuple[Resolved[tuple[str, ...]], Resolved[tuple[str, ...]]]:
+    """Input and output modalities; text when nothing says otherwise."""
+    inputs = _layer(
+        overrides.input_modalities,
+        _probed(ordered, lambda f: f.input_modalities),
+        family.input_modalities if family else None,
+        (Modality.TEXT,),
+    )
+    outputs = _layer(
+        overrides.output_modalities,
+        _probed(ordered, lambda f: f.output_modalities),
+        None,
+        (Modality.TEXT,),
+    )
+    return inputs, outputs
+
+
+def _support(
+    ordered: Sequence[Findings], overrides: CapabilityOverrides, family: FamilyRow | None
+) -> tuple[Resolved[bool | None], Resolved[bool | None]]:
+    """Tool and reasoning support; unknown (``None``) when nothing says either way."""
+    tools = _layer_optional(
+        overrides.supports_tools,
+        _probed(ordered, lambda f: f.supports_tools),
+        family.supports_tools if family else None,
+    )
+    reasoning = _layer_optional(
+        overrides.supports_reasoning,
+        _probed(ordered, lambda f: f.supports_reasoning),
+        family.supports_reasoning if family else None,
+    )
+    return tools, reasoning
+
+
 def merge_capabilities(
     *,
     backend: Resolved[str],
@@ -109,21 +181,9 @@ def merge_capabilities(
 ) -> tuple[ModelCapabilities, list[Conflict]]:
     """The merged capabilities and every override that exceeds a probed value."""
     ordered = _ordered(findings)
-    runtime = _probed(ordered, lambda f: f.context_window)
-    training = _probed(ordered, lambda f: f.training_context_window)
-    max_output = _probed(ordered, lambda f: f.max_output_tokens)
-    slots = _probed(ordered, lambda f: f.parallel_slots)
-
-    conflicts = [
-        Conflict(name, wanted, probed.value, probed.source)
-        for name, wanted, probed in (
-            ("context_window", overrides.context_window, runtime or training),
-            ("max_output_tokens", overrides.max_output_tokens, max_output),
-            ("parallel_slots", overrides.parallel_slots, slots),
-        )
-        if wanted is not None and probed is not None and wanted > probed.value
-    ]
-
+    sizes = _Sizes.probe(ordered)
+    input_modalities, output_modalities = _modalities(ordered, overrides, family)
+    supports_tools, supports_reasoning = _support(ordered, overrides, family)
     capabilities = ModelCapabilities(
         backend=backend,
         backend_version=backend_version,
@@ -131,41 +191,21 @@ def merge_capabilities(
         matched_model_id=matched_model_id,
         served_model_ids=served_model_ids,
         context_window=_layer_optional(
-            overrides.context_window,
-            runtime or training,
-            family.context_window if family else None,
+            overrides.context_window, sizes.window, family.context_window if family else None
         ),
-        training_context_window=_layer_optional(None, training, None),
+        training_context_window=_layer_optional(None, sizes.training, None),
         max_output_tokens=_layer_optional(
             overrides.max_output_tokens,
-            max_output,
+            sizes.max_output,
             family.max_output_tokens if family else None,
         ),
-        input_modalities=_layer(
-            overrides.input_modalities,
-            _probed(ordered, lambda f: f.input_modalities),
-            family.input_modalities if family else None,
-            (Modality.TEXT,),
-        ),
-        output_modalities=_layer(
-            overrides.output_modalities,
-            _probed(ordered, lambda f: f.output_modalities),
-            None,
-            (Modality.TEXT,),
-        ),
-        supports_tools=_layer_optional(
-            overrides.supports_tools,
-            _probed(ordered, lambda f: f.supports_tools),
-            family.supports_tools if family else None,
-        ),
-        supports_reasoning=_layer_optional(
-            overrides.supports_reasoning,
-            _probed(ordered, lambda f: f.supports_reasoning),
-            family.supports_reasoning if family else None,
-        ),
-        parallel_slots=_layer_optional(overrides.parallel_slots, slots, None),
+        input_modalities=input_modalities,
+        output_modalities=output_modalities,
+        supports_tools=supports_tools,
+        supports_reasoning=supports_reasoning,
+        parallel_slots=_layer_optional(overrides.parallel_slots, sizes.slots, None),
         family=family.family if family else None,
         model_field_ignored=model_field_ignored,
         answered_probes=answered_probes,
     )
-    return capabilities, conflicts
+    return capabilities, _conflicts(overrides, sizes)

@@ -139,7 +139,7 @@ def validate_model_id(
 
 # "The model `X` does not exist." (vLLM 404), "The model 'x' does not exist" (SGLang
 # /v1/models/{id}, Responses), "model 'x' not found" (llama.cpp router 400), 'model "x" not
-# found, try pulling it first' (Ollama 404) — wire.md §4.
+# found, try pulling it first' (Ollama 404) — docs/wire.md §4.3.
 _NOT_FOUND = re.compile(
     r"\bmodel\b[^.]{0,200}?(?:does not exist|not found|is not (?:served|available|loaded))",
     re.IGNORECASE,

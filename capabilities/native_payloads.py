@@ -2,9 +2,9 @@
 ``/api/v0/models``. They say more than their OpenAI-compatible ``/v1/models`` (which lists only
 ids), notably the context a *loaded* model runs with and what the model supports.
 
-Pure: no I/O. Shapes from ollama/ollama ``docs/api.md`` and ``docs/openapi.yaml`` and
-lmstudio-ai/docs (REST API v0); the reconstructed bodies are in ``transcripts/ollama/discovery``
-and ``transcripts/lmstudio/discovery``.
+Pure: no I/O. Shapes from ``ollama/ollama/docs/api.md``, ``ollama/ollama/docs/openapi.yaml`` and
+lmstudio-ai/docs (REST API v0), summarised in docs/wire.md §1.5; the reconstructed bodies are in
+``transcripts/ollama/discovery`` and ``transcripts/lmstudio/discovery``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ table; Ollama's and LM Studio's native APIs are ``native_payloads.py``. Validati
 (``findings.py``): odd values are absent, never errors.
 
 Pure: no I/O. Which probe runs when is ``resolver.py``'s job; how findings are layered is
-``merge.py``'s. Evidence for every field is research/wire.md §1 and the captured
+``merge.py``'s. Evidence for every field is docs/wire.md §1 and the captured
 ``transcripts/<backend>/discovery/`` files.
 """
 

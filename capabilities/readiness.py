@@ -60,51 +60,71 @@ async def wait_until_ready(
     started = time.monotonic()
     deadline = started + budget_seconds
     attempts = 0
-    last_status: int | None = None
-    last_detail = "no answer"
     announced = False
     while True:
         attempts += 1
-        remaining = deadline - time.monotonic()
-        timeout = max(0.05, min(probe_timeout, remaining))
-        try:
-            async with asyncio.timeout(timeout):
-                response = await http.get(url, headers=dict(headers or {}), timeout=timeout)
-        except (httpx.HTTPError, TimeoutError, OSError) as exc:
-            last_status, last_detail = None, type(exc).__name__
-        else:
-            last_status = response.status_code
-            if last_status not in _NOT_READY:
-                waited = time.monotonic() - started
-                if announced:
-                    _log.info(
-                        events.BACKEND_READY,
-                        url=url,
-                        status=last_status,
-                        waited_seconds=round(waited, 3),
-                        attempts=attempts,
-                    )
-                return Readiness(waited, attempts, last_status)
-            message = parse_error_body(response.content).message
-            last_detail = f"HTTP {last_status}" + (f" {message!r}" if message else "")
+        timeout = max(0.05, min(probe_timeout, deadline - time.monotonic()))
+        status, detail = await _ask(http, url, headers, timeout)
         waited = time.monotonic() - started
+        if status is not None and status not in _NOT_READY:
+            if announced:
+                _log.info(
+                    events.BACKEND_READY,
+                    url=url,
+                    status=status,
+                    waited_seconds=round(waited, 3),
+                    attempts=attempts,
+                )
+            return Readiness(waited, attempts, status)
         if not announced:
             _log.info(
-                events.BACKEND_NOT_READY,
-                url=url,
-                status=last_status,
-                waited_seconds=round(waited, 3),
+                events.BACKEND_NOT_READY, url=url, status=status, waited_seconds=round(waited, 3)
             )
             announced = True
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise BackendUnavailableError(
-                f"{endpoint.server_root} not ready after waiting {waited:.1f} s "
-                f"(budget {budget_seconds:g} s, {attempts} attempts); last answer from {url}: "
-                f"{last_detail}",
-                status=last_status,
-                user_message=(
-                    f"The model server did not become ready within {budget_seconds:g} seconds."
-                ),
+            raise _not_ready(
+                endpoint,
+                url,
+                waited=waited,
+                budget_seconds=budget_seconds,
+                attempts=attempts,
+                status=status,
+                detail=detail,
             )
         await asyncio.sleep(min(poll_interval, remaining))
+
+
+async def _ask(
+    http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None, timeout: float
+) -> tuple[int | None, str]:
+    """One ``GET /health``: its status (``None``: nothing answered) and, when not ready, what
+    it said."""
+    try:
+        async with asyncio.timeout(timeout):
+            response = await http.get(url, headers=dict(headers or {}), timeout=timeout)
+    except (httpx.HTTPError, TimeoutError, OSError) as exc:
+        return None, type(exc).__name__
+    status = response.status_code
+    if status not in _NOT_READY:
+        return status, ""
+    message = parse_error_body(response.content).message
+    return status, f"HTTP {status}" + (f" {message!r}" if message else "")
+
+
+def _not_ready(
+    endpoint: Endpoint,
+    url: str,
+    *,
+    waited: float,
+    budget_seconds: float,
+    attempts: int,
+    status: int | None,
+    detail: str,
+) -> BackendUnavailableError:
+    return BackendUnavailableError(
+        f"{endpoint.server_root} not ready after waiting {waited:.1f} s "
+        f"(budget {budget_seconds:g} s, {attempts} attempts); last answer from {url}: {detail}",
+        status=status,
+        user_message=f"The model server did not become ready within {budget_seconds:g} seconds.",
+    )

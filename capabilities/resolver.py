@@ -7,10 +7,10 @@ in the family table, and merge (``merge.py``). Every probe shares one ``Prober``
 fetched twice, and every failed or slow probe is simply absent — ``resolve`` does not raise for
 a server that is down, odd or slow.
 
-Unlike netclaw's resolver (research/netclaw.md §2.10, §4 item 12) this one keeps the configured
-path prefix for ``/props``, survives a failing ``/v1/models``, has its own per-probe timeout,
-matches served ids case-insensitively and falls back to the only served model, knows SGLang,
-reads llama.cpp's context as per slot (with ``total_slots`` beside it), and caches.
+Unlike netclaw's resolver, this one keeps the configured path prefix for ``/props``, survives a
+failing ``/v1/models``, has its own per-probe timeout, matches served ids case-insensitively and
+falls back to the only served model, knows SGLang, reads llama.cpp's context as per slot (with
+``total_slots`` beside it), and caches.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import structlog
 from capabilities import events
 from capabilities.backend import traits_for
 from capabilities.detect import backend_version, detect_with
-from capabilities.family_table import family_for
-from capabilities.merge import merge_capabilities
+from capabilities.family_table import FamilyRow, family_for
+from capabilities.merge import Conflict, merge_capabilities
 from capabilities.model_id import validate_model_id
 from capabilities.models import CapabilityOverrides, ModelCapabilities, Resolved, Source
 from capabilities.payloads import PARSERS, Findings, ModelsListing, first_version, parse_models
@@ -150,46 +150,13 @@ class OpenAiCompatibleCapabilityResolver:
         return validate_model_id(model_id, served, backend=backend, base_url=self.endpoint.api_base)
 
     async def _resolve(self, model_id: str | None) -> ModelCapabilities:
-        endpoint = self.endpoint
         prober = Prober(self._http, headers=self._headers, timeout=self.probe_timeout)
-        if self.overrides.backend is not None:
-            backend = Resolved(self.overrides.backend, Source.OVERRIDE)
-            await backend_version(prober, endpoint, backend.value)  # warms the memo
-        else:
-            detected = await detect_with(prober, endpoint)
-            backend = Resolved(detected.backend, detected.source)
+        backend = await self._backend(prober)
         traits = traits_for(backend.value)
-
-        answered: list[str] = []
-        models = await prober.get(endpoint.models)
-        listing: ModelsListing | None = None
-        if models is not None and models.ok:
-            listing = parse_models(models.payload, model_id)
-            answered.append(Source.MODELS)
-        target = model_id or (listing.matched_id if listing else None)
-
-        names = traits.probes
-        responses = await asyncio.gather(
-            *(run_probe(prober, endpoint, PROBES[name], target) for name in names)
-        )
-        findings: list[Findings] = []
-        for name, response in zip(names, responses, strict=True):
-            if response is not None:
-                answered.append(name)
-                findings.append(PARSERS[name](response.payload, target))
-        if listing is not None:
-            findings.append(listing.findings)
-
+        listing, findings, answered = await _probe(prober, self.endpoint, traits.probes, model_id)
         router = any(f.router for f in findings)
         model_field_ignored = traits.model_field_ignored and not router
         version, version_source = first_version(findings)
-        served_names = [listing.matched_id if listing else None]
-        served_names += [hint for found in findings for hint in found.family_hints]
-        # Where the server ignores the model field, what it serves is what answers: its names
-        # come first and the configured id (often a free-form label there) last.
-        family = family_for(
-            [*served_names, model_id] if model_field_ignored else [model_id, *served_names]
-        )
         capabilities, conflicts = merge_capabilities(
             backend=backend,
             backend_version=Resolved(version, version_source or Source.DEFAULT),
@@ -201,11 +168,26 @@ class OpenAiCompatibleCapabilityResolver:
                 else Resolved((), Source.DEFAULT)
             ),
             findings=findings,
-            family=family,
+            family=_family(model_id, listing, findings, model_field_ignored),
             overrides=self.overrides,
             model_field_ignored=model_field_ignored,
-            answered_probes=tuple(answered),
+            answered_probes=answered,
         )
+        self._log_outcome(model_id, capabilities, conflicts)
+        return capabilities
+
+    async def _backend(self, prober: Prober) -> Resolved[str]:
+        """The configured backend, else the detected one."""
+        if self.overrides.backend is not None:
+            await backend_version(prober, self.endpoint, self.overrides.backend)  # warms the memo
+            return Resolved(self.overrides.backend, Source.OVERRIDE)
+        detected = await detect_with(prober, self.endpoint)
+        return Resolved(detected.backend, detected.source)
+
+    def _log_outcome(
+        self, model_id: str | None, capabilities: ModelCapabilities, conflicts: list[Conflict]
+    ) -> None:
+        base_url = self.endpoint.api_base
         for conflict in conflicts:
             _log.warning(
                 events.OVERRIDE_EXCEEDS_SERVER,
@@ -213,15 +195,55 @@ class OpenAiCompatibleCapabilityResolver:
                 override=conflict.override,
                 server=conflict.server,
                 server_source=conflict.server_source,
-                base_url=endpoint.api_base,
+                base_url=base_url,
                 model_id=model_id,
             )
         _log.info(
             events.RESOLVED,
-            base_url=endpoint.api_base,
+            base_url=base_url,
             model_id=model_id,
-            backend=backend.value,
+            backend=capabilities.backend.value,
             context_window=capabilities.context_window.value,
             provenance=capabilities.provenance(),
         )
-        return capabilities
+
+
+async def _probe(
+    prober: Prober, endpoint: Endpoint, names: tuple[str, ...], model_id: str | None
+) -> tuple[ModelsListing | None, list[Findings], tuple[str, ...]]:
+    """``/v1/models`` first (its match names the model the other probes ask about), then the
+    backend's own probes concurrently. Returns the listing, every answer's findings, and the
+    names of the probes that answered."""
+    answered: list[str] = []
+    models = await prober.get(endpoint.models)
+    listing: ModelsListing | None = None
+    if models is not None and models.ok:
+        listing = parse_models(models.payload, model_id)
+        answered.append(Source.MODELS)
+    target = model_id or (listing.matched_id if listing else None)
+    responses = await asyncio.gather(
+        *(run_probe(prober, endpoint, PROBES[name], target) for name in names)
+    )
+    findings: list[Findings] = []
+    for name, response in zip(names, responses, strict=True):
+        if response is not None:
+            answered.append(name)
+            findings.append(PARSERS[name](response.payload, target))
+    if listing is not None:
+        findings.append(listing.findings)
+    return listing, findings, tuple(answered)
+
+
+def _family(
+    model_id: str | None,
+    listing: ModelsListing | None,
+    findings: list[Findings],
+    model_field_ignored: bool,
+) -> FamilyRow | None:
+    served_names = [listing.matched_id if listing else None]
+    served_names += [hint for found in findings for hint in found.family_hints]
+    # Where the server ignores the model field, what it serves is what answers: its names
+    # come first and the configured id (often a free-form label there) last.
+    return family_for(
+        [*served_names, model_id] if model_field_ignored else [model_id, *served_names]
+    )

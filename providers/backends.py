@@ -1,22 +1,63 @@
-"""Backend quirks as data: one frozen ``BackendProfile`` row per backend.
+"""Everything the library knows about one backend, as one frozen row: the only backend table.
+
+A row (``BackendProfile``) holds, for one server:
+
+* the *request* quirks the chat path obeys (``reasoning_fields`` … ``replay_reasoning``);
+* the *Responses API* quirks (``replays_function_calls``);
+* what *discovery* asks it after detection (``probes``, ``model_field_ignored``);
+* which *timings extractor* reads what it reports (``timings``).
+
+The other per-backend views are derived from ``PROFILES`` and never spelled twice:
+``providers.responses.RESPONSES_QUIRKS``, ``capabilities.TRAITS`` and
+``telemetry.extractor_for``. Code reads a row's fields and never tests a backend's name.
 
 The normaliser is tolerant by construction (it reads every known field name, accepts every
-known chunk shape), so most differences need no flag at all. What remains is what the *request*
-must look like, which differs in ways a server punishes. Code reads these flags and never tests
-a backend's name; a new backend is a new row here plus its transcripts.
+known chunk shape), so most differences need no flag at all. What remains is what a server
+punishes or what only it can answer, and each default is the cautious choice for a server we
+have never seen.
+
+Adding a backend is: a ``Backend`` constant and its row below, its transcripts under
+``transcripts/<name>/`` (``discovery/`` included), and, if the server can be recognised, its
+fingerprint in ``capabilities/detect.py``. ``tests/unit/test_backends_table.py`` checks that the
+row is complete, that every probe and timings key it names exists, and that detection finds it.
+
+This module sits at rank 1 and may import only ``providers.abstractions``: probe names are
+``capabilities.models.Source`` values spelled as plain strings, and the timings key is the plain
+name of a ``telemetry.extractors`` kind.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final, Literal
 
-__all__ = ["PROFILES", "BackendProfile", "profile_for"]
+__all__ = ["PROFILES", "Backend", "BackendProfile", "TimingsKind", "profile_for"]
+
+
+class Backend:
+    """Well-known backend names, each the key of its row in ``PROFILES``. Open: any other
+    lower-case string is a valid backend name (it gets the ``generic`` row), so a server we have
+    never seen never raises."""
+
+    LLAMACPP: Final = "llamacpp"
+    VLLM: Final = "vllm"
+    SGLANG: Final = "sglang"
+    OLLAMA: Final = "ollama"
+    LMSTUDIO: Final = "lmstudio"
+    OPENAI: Final = "openai"
+    GENERIC: Final = "generic"
+
+
+TimingsKind = Literal["llamacpp", "vllm", "sglang", "generic"]
+"""Which ``telemetry.extractors`` kind reads a backend's usage and timings."""
 
 
 @dataclass(frozen=True, slots=True)
 class BackendProfile:
     name: str
-    """The backend this row describes; also the ``backend`` recorded on errors."""
+    """The backend this row describes; also the ``backend`` recorded on errors and timings."""
+
+    # --- Chat Completions requests ---------------------------------------------------------
 
     reasoning_fields: tuple[str, ...] = ("reasoning_content", "reasoning")
     """Delta/message keys carrying reasoning, in order of preference. vLLM ≥ Jan 2026 sends
@@ -43,20 +84,63 @@ class BackendProfile:
     """Send earlier assistant reasoning back as ``reasoning_content`` (DeepSeek-style APIs want
     it; most chat templates drop or mis-render it)."""
 
+    # --- Responses API requests ------------------------------------------------------------
+
+    replays_function_calls: bool = True
+    """Does ``previous_response_id`` bring back the previous response's ``function_call``
+    items? Default true (OpenAI; SGLang's captured ``continue-previous-response-id`` prompt
+    replays the whole assistant turn). vLLM 0.33 rebuilds the stored history from ``message``
+    items only, so the model sees a tool result with no call before it
+    (``transcripts/vllm/captured--qwen3-hermes-store--responses--continue-previous-response-id``,
+    ``engine_prompt``); with false, the client sends those calls again itself."""
+
+    # --- Discovery (capabilities) ----------------------------------------------------------
+
+    probes: tuple[str, ...] = ()
+    """Discovery probes (``capabilities.models.Source`` names, run by ``capabilities.probes``)
+    after detection, besides ``/v1/models`` which every backend gets. Default: none — an unknown
+    server is asked nothing it might not understand."""
+
+    model_field_ignored: bool = False
+    """The server ignores the request's ``model`` (llama.cpp single-model mode answers with the
+    loaded model whatever is sent, docs/wire.md §5), so a configured id that is not served is not
+    an error there. Default ``False``: vLLM answers 404, SGLang misreads ``a:b`` as a LoRA
+    adapter, Ollama and LM Studio load whatever the name says."""
+
+    # --- Telemetry -------------------------------------------------------------------------
+
+    timings: TimingsKind = "generic"
+    """Which extractor reads the server's usage and timings (``telemetry.extractor_for``).
+    Default ``generic``: standard ``usage`` plus a llama.cpp-style ``timings`` object if one is
+    there, checked by name and type."""
+
 
 PROFILES: dict[str, BackendProfile] = {
-    "generic": BackendProfile("generic"),
-    "openai": BackendProfile("openai", max_tokens_field="max_completion_tokens"),
-    "llamacpp": BackendProfile("llamacpp"),
-    "vllm": BackendProfile("vllm", merge_system_messages=True),
-    "sglang": BackendProfile("sglang"),
-    "ollama": BackendProfile("ollama"),
-    "lmstudio": BackendProfile("lmstudio"),
+    row.name: row
+    for row in (
+        BackendProfile(
+            Backend.LLAMACPP, probes=("props",), model_field_ignored=True, timings="llamacpp"
+        ),
+        BackendProfile(
+            Backend.VLLM,
+            merge_system_messages=True,
+            replays_function_calls=False,
+            probes=("version",),
+            timings="vllm",
+        ),
+        # /server_info is SGLang's only version source (docs/wire.md §1.3).
+        BackendProfile(Backend.SGLANG, probes=("model_info", "server_info"), timings="sglang"),
+        BackendProfile(Backend.OLLAMA, probes=("api_version", "api_show", "api_ps")),
+        BackendProfile(Backend.LMSTUDIO, probes=("api_v0_models",)),
+        BackendProfile(Backend.OPENAI, max_tokens_field="max_completion_tokens"),
+        BackendProfile(Backend.GENERIC),
+    )
 }
+"""One row per ``Backend`` constant, keyed by name."""
 
 
 def profile_for(backend: str | BackendProfile | None) -> BackendProfile:
     """The row for a backend name; unknown names fall back to the tolerant generic row."""
     if isinstance(backend, BackendProfile):
         return backend
-    return PROFILES.get((backend or "generic").lower(), PROFILES["generic"])
+    return PROFILES.get((backend or Backend.GENERIC).lower(), PROFILES[Backend.GENERIC])

@@ -11,7 +11,7 @@ here once, outermost first::
 
 Text recovery sits inside retry so a retried attempt is recovered afresh, and telemetry sits
 outside retry so its timings are the caller's wall clock. Each layer is optional; removing one
-removes its feature and nothing else (STYLE.md point 6). Configuration (``providers.config``) and
+removes its feature and nothing else. Configuration (``providers.config``) and
 the CLI build their clients through this function, so the three never disagree on the order.
 """
 

@@ -3,7 +3,7 @@
 A server whose reasoning parser is off (llama.cpp ``--reasoning-format none``, vLLM or SGLang
 started without ``--reasoning-parser``) returns ``<think>…</think>`` or harmony channels as plain
 text. ``ReasoningParser`` splits such text into ``TextReasoningContent`` and ``TextContent``, in
-order, for a whole text (``parse``) or a stream (``feed``/``finish``). research/FORMATS.md §6 has
+order, for a whole text (``parse``) or a stream (``feed``/``finish``). docs/formats.md §6 has
 the grammars and what the servers' own parsers do; the choices below follow them.
 
 Formats:

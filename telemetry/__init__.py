@@ -11,34 +11,78 @@ Every value is either ``server_reported`` (``ServerTimings``, names ending ``_se
 ``client_measured`` (``ClientTimings``, names ending ``_client``), never both under one name.
 """
 
-from telemetry.cache import CacheEvolution, CacheReportHint, CacheTurn
-from telemetry.extractors import (
-    GenericTimingsExtractor,
-    LlamaCppTimingsExtractor,
-    SglangTimingsExtractor,
-    TimingsExtractor,
-    VllmTimingsExtractor,
-    extractor_for,
-)
-from telemetry.otel import OpenTelemetryChatClient
-from telemetry.recorder import (
-    RETRY_ATTEMPTS_PROPERTY,
-    RequestRecord,
-    RequestRecorder,
-    RequestStatus,
-)
-from telemetry.telemetry_client import RequestObserver, TelemetryChatClient
-from telemetry.timings import (
-    CLIENT_MEASURED,
-    REQUEST_TIMINGS,
-    SERVER_REPORTED,
-    ClientTimings,
-    Measurement,
-    RequestTimings,
-    ServerTimings,
-    Source,
-    request_timings,
-)
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from telemetry.cache import CacheEvolution, CacheReportHint, CacheTurn
+    from telemetry.extractors import (
+        GenericTimingsExtractor,
+        LlamaCppTimingsExtractor,
+        SglangTimingsExtractor,
+        TimingsExtractor,
+        VllmTimingsExtractor,
+        extractor_for,
+    )
+    from telemetry.otel import OpenTelemetryChatClient
+    from telemetry.recorder import (
+        RETRY_ATTEMPTS_PROPERTY,
+        RequestRecord,
+        RequestRecorder,
+        RequestStatus,
+    )
+    from telemetry.telemetry_client import RequestObserver, TelemetryChatClient
+    from telemetry.timings import (
+        CLIENT_MEASURED,
+        REQUEST_TIMINGS,
+        SERVER_REPORTED,
+        ClientTimings,
+        Measurement,
+        RequestTimings,
+        ServerTimings,
+        Source,
+        request_timings,
+    )
+
+# Each name loads its own module on first use, so ``import telemetry.extractors`` (a pure
+# reader) pays for neither the structlog client nor the OpenTelemetry layer nor the recorder.
+_LAZY = {
+    "CacheEvolution": "telemetry.cache",
+    "CacheReportHint": "telemetry.cache",
+    "CacheTurn": "telemetry.cache",
+    "GenericTimingsExtractor": "telemetry.extractors",
+    "LlamaCppTimingsExtractor": "telemetry.extractors",
+    "SglangTimingsExtractor": "telemetry.extractors",
+    "TimingsExtractor": "telemetry.extractors",
+    "VllmTimingsExtractor": "telemetry.extractors",
+    "extractor_for": "telemetry.extractors",
+    "OpenTelemetryChatClient": "telemetry.otel",
+    "RETRY_ATTEMPTS_PROPERTY": "telemetry.recorder",
+    "RequestRecord": "telemetry.recorder",
+    "RequestRecorder": "telemetry.recorder",
+    "RequestStatus": "telemetry.recorder",
+    "RequestObserver": "telemetry.telemetry_client",
+    "TelemetryChatClient": "telemetry.telemetry_client",
+    "CLIENT_MEASURED": "telemetry.timings",
+    "REQUEST_TIMINGS": "telemetry.timings",
+    "SERVER_REPORTED": "telemetry.timings",
+    "ClientTimings": "telemetry.timings",
+    "Measurement": "telemetry.timings",
+    "RequestTimings": "telemetry.timings",
+    "ServerTimings": "telemetry.timings",
+    "Source": "telemetry.timings",
+    "request_timings": "telemetry.timings",
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'telemetry' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CLIENT_MEASURED",

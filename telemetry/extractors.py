@@ -1,7 +1,7 @@
 """Timings extractors: one small callable per backend turning what a server reported into
 ``ServerTimings``.
 
-Servers report cost and speed in different places (research/wire.md §2.4):
+Servers report cost and speed in different places (docs/wire.md §2.4):
 
 * llama.cpp sends a ``timings`` object (``cache_n``, ``prompt_n``, ``prompt_ms``,
   ``predicted_per_second``, … and ``draft_n``/``draft_n_accepted`` when speculative decoding
@@ -17,22 +17,24 @@ Servers report cost and speed in different places (research/wire.md §2.4):
 Precedence when both exist: llama.cpp's ``cache_n`` wins over ``usage…cached_tokens`` (it is the
 slot's own count; in every capture they agree). Timings are read even when ``usage`` is absent
 (Netclaw dropped them then), and a missing count stays ``None``, never 0. Extractors are pure:
-they read values and return values; choosing one is ``extractor_for(backend)``.
+they read values and return values; choosing one is ``extractor_for(backend)``, which reads the
+backend's row in ``providers.backends`` (its ``timings`` kind).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.contents import UsageDetails
 from providers.abstractions.usage import parse_usage
-from providers.backends import BackendProfile
+from providers.backends import Backend, BackendProfile, profile_for
 from telemetry.timings import ServerTimings
 
 __all__ = [
+    "BY_TIMINGS_KIND",
     "GenericTimingsExtractor",
     "LlamaCppTimingsExtractor",
     "SglangTimingsExtractor",
@@ -159,12 +161,14 @@ class GenericTimingsExtractor:
         return _read(source, self.backend, True, None)
 
 
-_BY_BACKEND: dict[str, TimingsExtractor] = {
-    "llamacpp": LlamaCppTimingsExtractor(),
-    "vllm": VllmTimingsExtractor(),
-    "sglang": SglangTimingsExtractor(),
-    "openai": GenericTimingsExtractor("openai"),
+BY_TIMINGS_KIND: Final[Mapping[str, Callable[[str], TimingsExtractor]]] = {
+    "llamacpp": LlamaCppTimingsExtractor,
+    "vllm": VllmTimingsExtractor,
+    "sglang": SglangTimingsExtractor,
+    "generic": GenericTimingsExtractor,
 }
+"""``BackendProfile.timings`` → the extractor kind, built with the backend's name as its label.
+Every ``TimingsKind`` has an entry (``tests/unit/test_backends_table.py``)."""
 
 
 def extractor_for(
@@ -173,10 +177,14 @@ def extractor_for(
 ) -> TimingsExtractor:
     """The extractor for a backend name (or profile); ``overrides`` wins over the built-ins.
 
-    Unknown backends get ``GenericTimingsExtractor`` labelled with their own name.
+    The kind is the row's ``timings`` (``providers.backends``); unknown backends get
+    ``GenericTimingsExtractor`` labelled with their own name.
     """
-    name = (backend.name if isinstance(backend, BackendProfile) else backend) or "generic"
-    key = name.lower()
+    if isinstance(backend, BackendProfile):
+        row, key = backend, backend.name.lower()
+    else:
+        key = (backend or Backend.GENERIC).lower()
+        row = profile_for(key)
     if overrides and key in overrides:
         return overrides[key]
-    return _BY_BACKEND.get(key) or GenericTimingsExtractor(key)
+    return BY_TIMINGS_KIND[row.timings](key)

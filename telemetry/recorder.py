@@ -21,7 +21,7 @@ from providers.abstractions.contents import (
     UsageContent,
     UsageDetails,
 )
-from providers.chat_completions.client import TRANSPORT_TIMESTAMPS
+from providers.abstractions.properties import TRANSPORT_TIMESTAMPS
 from telemetry.extractors import TimingsExtractor
 from telemetry.timings import ClientTimings, RequestTimings
 

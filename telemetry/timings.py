@@ -3,8 +3,8 @@
 Two records, never merged: ``ServerTimings`` holds what the server *said* (llama.cpp's
 ``timings`` object, ``usage`` token counts) and ``ClientTimings`` what this process *measured* on
 its monotonic clock. ``RequestTimings`` pairs them. Netclaw stored a client wall-clock prompt time
-under the server's ``prompt_us`` key, so nothing downstream could tell which one a row held
-(research/netclaw.md §4 item 13); here the record a value lives on is its source, and every
+under the server's ``prompt_us`` key, so nothing downstream could tell which one a row held;
+here the record a value lives on is its source, and every
 serialised name ends in ``_server`` or ``_client`` (``prompt_ms_server``, ``ttft_ms_client``).
 ``Measurement`` carries the same fact for code that handles values generically (tables, logs).
 

@@ -1,6 +1,6 @@
 """One typed error hierarchy for every backend, and the normalisation of their error bodies.
 
-Branches follow what the caller does next (STYLE.md point 10)::
+Branches follow what the caller does next::
 
     ProviderError                    root: status, backend, error_type, code, param, user_message,
     │                                body (raw), retry_after, partial_response, retry_attempts
@@ -31,7 +31,7 @@ alias: a module-level ``TimeoutError`` would shadow the builtin for anyone star-
 module (and ruff's A001 forbids it). Instead ``ProviderTimeoutError`` *subclasses* the builtin
 ``TimeoutError``, so ``except TimeoutError`` catches it exactly as the issue's name suggests.
 
-Bodies come in five shapes (research/wire.md §4): nested ``{"error": {...}}`` (llama.cpp, vLLM,
+Bodies come in five shapes (docs/wire.md §4.1): nested ``{"error": {...}}`` (llama.cpp, vLLM,
 OpenAI), flat ``{"object": "error", ...}`` (SGLang, vLLM < 0.10.1), bare ``{"error": "text"}``
 (vLLM/SGLang 401), FastAPI ``{"detail": ...}``, and non-JSON (an HTML page from a proxy, of which a
 short excerpt is kept); a stream may carry the first three as ``data: {"error": ...}``.
@@ -466,7 +466,7 @@ def _bounded(message: str) -> str:
 
 # --- context overflow ------------------------------------------------------------------------
 
-# Recognised by structured type first, then by each server's wording (research/wire.md §4). Each
+# Recognised by structured type first, then by each server's wording (docs/wire.md §4.2). Each
 # pattern's group is the context window or the prompt's token count.
 _OVERFLOW_TYPES = {"exceed_context_size_error", "context_length_exceeded"}
 _OVERFLOW_TEXT = re.compile(

@@ -1,6 +1,6 @@
 """Reading a server's ``usage`` object into ``UsageDetails``.
 
-Shapes differ (research/wire.md §2.4): ``prompt_tokens_details`` may be absent, ``null`` or an
+Shapes differ (docs/wire.md §2.4): ``prompt_tokens_details`` may be absent, ``null`` or an
 object; reasoning tokens sit in ``completion_tokens_details`` (vLLM, OpenAI) or at the top level
 (SGLang, always present there, default 0). Every other integer is kept in ``additional_counts``.
 """

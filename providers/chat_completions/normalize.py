@@ -1,6 +1,6 @@
 """Chunk normalisation: one server JSON chunk in, ``ChatResponseUpdate``s out.
 
-This is where the servers' differences end (research/wire.md §2, §3, §7):
+This is where the servers' differences end (docs/wire.md §2, §3):
 
 * the delta is read *before* ``finish_reason``: vLLM puts the last token and the finish in one
   chunk, and a reader that checks the finish first drops that token;

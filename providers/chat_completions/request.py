@@ -78,7 +78,7 @@ def build_chat_request(
         body["response_format"] = options.response_format.to_openai()
     for key, value in options.additional_properties.items():
         if key == "stream_options" and not stream:
-            # vLLM answers 400 to stream_options without stream: true (wire.md §2.2), so options
+            # vLLM answers 400 to stream_options without stream (docs/wire.md §2.4), so options
             # shared by streamed and non-streamed calls must not carry it into the latter.
             _warn("oaicompat.request.extra_key_ignored", key=key, reason="not streaming")
             continue

@@ -20,6 +20,7 @@ from providers.abstractions.errors import (
     ProviderError,
     StreamInterruptedError,
 )
+from providers.abstractions.properties import TRANSPORT_TIMESTAMPS
 from providers.chat_completions.normalize import ChunkNormalizer
 
 __all__ = [
@@ -31,12 +32,6 @@ __all__ = [
     "loads",
     "scan",
 ]
-
-TRANSPORT_TIMESTAMPS = "transport_timestamps"
-"""``additional_properties`` key of the client-measured ``time.monotonic()`` instants only the
-transport sees: ``request_sent``, ``response_headers``, ``first_byte`` (and ``response_end`` for a
-non-streamed call). On a stream they ride on the first update; the telemetry layer measures the
-rest (first substantive token, last token, end) from the updates themselves."""
 
 DRAIN_SECONDS = 1.0
 

@@ -1,6 +1,6 @@
 """Merging streamed tool-call deltas into whole ``FunctionCallContent``s.
 
-Every quirk in research/wire.md §3 and §7.6 is accepted:
+Every quirk in docs/wire.md §3 is accepted:
 
 * several entries in one chunk, even two for the same ``index`` (vLLM hermes sends the name and
   the first argument fragment together);

@@ -3,7 +3,7 @@
 This module owns reading and validating the file and turning one entry into a client; what the
 client does is ``create_chat_client``'s business (``providers.factory``), so configuration and
 code can never assemble different pipelines. The file is outside input, so it is validated once,
-here, with pydantic (STYLE.md point 13), and every mistake is a ``ConfigurationError`` that names
+here, with pydantic, and every mistake is a ``ConfigurationError`` that names
 the file, the line and the key path, because "field required" without a location is useless in a
 file with ten backends.
 

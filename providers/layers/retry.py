@@ -18,7 +18,7 @@ What is retried is decided by ``isinstance`` and fields, never by message text::
               InvalidResponseError, ConfigurationError, anything not a ProviderError (a
               cancellation included)
 
-Defaults, next to openai-python 3.3's (research/anchors.md §4)::
+Defaults, next to openai-python 3.3's::
 
                        here                                 openai-python
     attempts           3 (max_attempts)                     3 (DEFAULT_MAX_RETRIES = 2)

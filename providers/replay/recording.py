@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from capabilities.detect import detect_backend
 from providers.abstractions.errors import InvalidResponseError, ProviderConnectionError
 from providers.replay.transcripts import replay_bytes
 from providers.transport.endpoint import Endpoint
@@ -157,8 +158,6 @@ async def identify_server(
 ) -> ServerIdentity:
     """Backend and version by the capability detector's probes (``/v1/models``, ``/props``,
     ``/version``…); never raises: an odd server is ``generic`` with the reason as evidence."""
-    from capabilities import detect_backend
-
     detected = await detect_backend(http, endpoint, headers=headers)
     evidence = detected.evidence.replace(endpoint.server_root, "")
     return ServerIdentity(detected.backend, detected.version, evidence)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from capabilities.model_id import model_not_found_error
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.contents import UsageContent
@@ -201,8 +202,6 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         """As the chat client: an unknown model names the served ids (vLLM and SGLang 404)."""
         backend = self.profile.name
         if status in (400, 404) and self.model_id:
-            from capabilities import model_not_found_error
-
             cached = self._resolver.cached(self.model_id) if self._resolver else None
             error = model_not_found_error(
                 status,

@@ -1,12 +1,15 @@
-"""Responses-API quirks as data: one row per backend, read by the client, never a name test.
+"""The Responses-API view of the backend table: what the request side must do differently.
 
-Only what the request side must do differently lives here; the event normaliser accepts every
-server's events whatever the row says.
+The facts live in ``providers.backends.PROFILES`` (one row per backend, every concern); this
+module only projects the Responses columns out of it, so a backend is never described twice. The
+event normaliser accepts every server's events whatever the row says.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from providers.backends import PROFILES, Backend, BackendProfile
 
 __all__ = ["RESPONSES_QUIRKS", "ResponsesQuirks", "responses_quirks_for"]
 
@@ -16,23 +19,18 @@ class ResponsesQuirks:
     name: str
 
     replays_function_calls: bool = True
-    """Does ``previous_response_id`` bring back the previous response's ``function_call``
-    items? Default true (OpenAI; SGLang's captured ``continue-previous-response-id`` prompt
-    replays the whole assistant turn). vLLM 0.33 rebuilds the stored history from ``message``
-    items only, so the model sees a tool result with no call before it
-    (``transcripts/vllm/captured--qwen3-hermes-store--responses--continue-previous-response-id``,
-    ``engine_prompt``); with false, the client sends those calls again itself."""
+    """See ``BackendProfile.replays_function_calls``."""
+
+    @classmethod
+    def of(cls, row: BackendProfile) -> ResponsesQuirks:
+        return cls(row.name, replays_function_calls=row.replays_function_calls)
 
 
 RESPONSES_QUIRKS: dict[str, ResponsesQuirks] = {
-    "generic": ResponsesQuirks("generic"),
-    "openai": ResponsesQuirks("openai"),
-    "llamacpp": ResponsesQuirks("llamacpp"),
-    "vllm": ResponsesQuirks("vllm", replays_function_calls=False),
-    "sglang": ResponsesQuirks("sglang"),
+    name: ResponsesQuirks.of(row) for name, row in PROFILES.items()
 }
 
 
 def responses_quirks_for(backend: str) -> ResponsesQuirks:
     """The row for a backend name; unknown names get the generic (OpenAI-like) row."""
-    return RESPONSES_QUIRKS.get(backend.lower(), RESPONSES_QUIRKS["generic"])
+    return RESPONSES_QUIRKS.get(backend.lower(), RESPONSES_QUIRKS[Backend.GENERIC])

@@ -1,7 +1,7 @@
 """Tool calls that a model wrote as plain text, recovered as ``FunctionCallContent``.
 
 ``TextToolCallParser(format="auto", tools=None)`` handles hermes, qwen3_coder, mistral,
-llama3_json, pythonic, kimi_k2, deepseek_v3, deepseek_v31 and gpt_oss; research/FORMATS.md has
+llama3_json, pythonic, kimi_k2, deepseek_v3, deepseek_v31 and gpt_oss; docs/formats.md has
 their grammars. Layout: ``_parser`` (the public class), ``_scanner`` (the one streaming scanner),
 ``_registry`` (name → format, the only importer of ``formats/``), ``formats/`` (one module per
 format), and helpers shared by formats (``_protocol``, ``_trackers``, ``_json``, ``_schema``,

@@ -5,7 +5,7 @@ Two states. Between blocks, the text of each delta is searched for the active st
 that could still grow into a marker (``<tool_``, ``[TOOL_``, ``<|``…) is held back. Inside a
 block, the format's ``BlockTracker`` is fed each delta and the delta is appended to a list; the
 list is joined once, when the tracker reports the end. So each character is classified once and
-the work per delta is proportional to the delta, whatever came before (STYLE.md §3).
+the work per delta is proportional to the delta, whatever came before.
 
 What a finished block means is not decided here: ``resolve(marker, block)`` (the parser) asks
 the formats. A block still open at end of stream goes to ``unclosed(marker, block)``. Both

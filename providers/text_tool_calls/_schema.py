@@ -1,6 +1,6 @@
 """Typing qwen3_coder parameter values, which arrive as raw text, by the tool's JSON Schema.
 
-Follows vLLM's newer parser engine (research/FORMATS.md §2, rule set B), because its rules never
+Follows vLLM's newer parser engine (docs/formats.md §2, rule set B), because its rules never
 change what the model wrote into something it did not mean:
 
 * no schema for the parameter (unknown parameter, or no tools given): the text stays a string;

@@ -1,6 +1,6 @@
 """``deepseek_v3``: DeepSeek-V3 calls, with a type, the name and a fenced JSON block.
 
-Shape (research/FORMATS.md §5; the bars are full-width U+FF5C and ``▁`` is U+2581, written
+Shape (docs/formats.md §5; the bars are full-width U+FF5C and ``▁`` is U+2581, written
 here as ASCII ``|``): ``<|tool▁calls▁begin|><|tool▁call▁begin|>function<|tool▁sep|>NAME``,
 a newline, a ```` ```json ```` fence around the arguments, ``<|tool▁call▁end|>``, more calls,
 ``<|tool▁calls▁end|>``. The fence is required: it is what tells a V3 call from a V3.1 one in

@@ -1,7 +1,7 @@
 """``deepseek_v31``: DeepSeek-V3.1 calls, ``NAME<|tool▁sep|>{…}`` with no type and no fence.
 
 ``<|tool▁calls▁begin|><|tool▁call▁begin|>NAME<|tool▁sep|>{…}<|tool▁call▁end|>…<|tool▁calls▁end|>``
-(research/FORMATS.md §5; the bars are full-width U+FF5C, written here as ASCII ``|``). Text
+(docs/formats.md §5; the bars are full-width U+FF5C, written here as ASCII ``|``). Text
 around the section is allowed and kept.
 """
 

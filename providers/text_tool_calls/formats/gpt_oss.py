@@ -1,7 +1,7 @@
 """``gpt_oss``: harmony messages whose recipient is a function, and commentary preambles.
 
 ``[<|start|>ROLE[ to=R]]<|channel|>CHANNEL[ to=R][ <|constrain|>json]<|message|>BODY[END]``
-(research/FORMATS.md §6.4). The recipient may sit in the role header or after the channel; both
+(docs/formats.md §6.4). The recipient may sit in the role header or after the channel; both
 orders are real. A message is a call when its recipient is a function (``functions.NAME``, or a
 bare or dotted name that is not a built-in: ``browser.*``, ``container.*``, ``python``,
 ``assistant``) and its channel is ``commentary`` or ``analysis``; its body is the JSON

@@ -1,6 +1,6 @@
 """``hermes``: ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` (Hermes-2-Pro, Qwen2.5/3).
 
-Grammar and server behaviour: research/FORMATS.md §1. Deliberate differences from the servers:
+Grammar and server behaviour: docs/formats.md §1. Deliberate differences from the servers:
 
 * Each block stands alone. vLLM is all-or-nothing (one bad block turns the whole output into
   content); here a bad block becomes error text and the good blocks are still calls.

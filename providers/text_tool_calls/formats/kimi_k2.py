@@ -1,7 +1,7 @@
 """``kimi_k2``: Kimi-K2 ``<|tool_calls_section_begin|>`` sections of
 ``<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}<|tool_call_end|>``.
 
-Grammar and server behaviour: research/FORMATS.md §5. The id the model wrote is the call id (as
+Grammar and server behaviour: docs/formats.md §5. The id the model wrote is the call id (as
 in vLLM); the name is what lies between an optional ``functions.`` and the last ``:``, so dotted
 and hyphenated names survive. Deliberate differences: an id without ``:INDEX`` and arguments that
 are not a JSON object are error text (vLLM skips the first and returns the second as a call);

@@ -1,6 +1,6 @@
 """``llama3_json``: Llama 3.1/3.2 JSON calls, ``<|python_tag|>`` then ``{…}; {…}``, or bare JSON.
 
-Grammar and server behaviour: research/FORMATS.md §4. Each call object needs ``name`` and
+Grammar and server behaviour: docs/formats.md §4. Each call object needs ``name`` and
 ``arguments`` or ``parameters`` (``arguments`` wins, as in vLLM). Deliberate differences:
 
 * Text around the calls is kept (vLLM discards it).

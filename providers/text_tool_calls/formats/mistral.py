@@ -1,7 +1,7 @@
 """``mistral``: ``[TOOL_CALLS]`` followed by a JSON array (pre-v11 tokenizers) or by
 ``NAME{args}`` / ``NAME[ARGS]{args}``, the token repeated per call (v11+).
 
-Grammar and server behaviour: research/FORMATS.md §3. The block has no end marker: it ends where
+Grammar and server behaviour: docs/formats.md §3. The block has no end marker: it ends where
 the JSON closes, which ``JsonBalance`` finds without parsing. Deliberate differences:
 
 * Arguments that are not valid JSON make the block error text; vLLM returns them as a call with

@@ -1,6 +1,6 @@
 """``pythonic``: a Python list of calls, ``[f(a=1), g(b="x")]`` (Llama 3.2/4, ``llama4_pythonic``).
 
-Grammar and server behaviour: research/FORMATS.md §5. The list is parsed with ``ast`` and every
+Grammar and server behaviour: docs/formats.md §5. The list is parsed with ``ast`` and every
 argument with ``ast.literal_eval``: model output is never evaluated, only literal syntax is
 accepted (``None``/``True`` become ``null``/``true``). Calls take keyword arguments only, as in
 the servers; a positional argument makes the block malformed. Dotted names (``math.sum``) are

@@ -1,6 +1,6 @@
 """``qwen3_coder``: ``<tool_call><function=F><parameter=K>v</parameter>…</function></tool_call>``.
 
-Grammar and server behaviour: research/FORMATS.md §2. Values are raw text (newlines, quotes and
+Grammar and server behaviour: docs/formats.md §2. Values are raw text (newlines, quotes and
 backslashes literal) and are typed by the tool's JSON Schema (``_schema.py``). Following the
 servers, this parser also accepts:
 

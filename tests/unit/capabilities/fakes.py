@@ -56,7 +56,7 @@ def discovery(backend: str, setup: str) -> dict[str, Exchange]:
     return found
 
 
-# How each backend answers a path it does not have (research/wire.md §1.4, §4).
+# How each backend answers a path it does not have (docs/wire.md §1.4, §4).
 def _llamacpp_404(request: httpx.Request) -> httpx.Response:
     return httpx.Response(
         404,

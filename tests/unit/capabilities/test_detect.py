@@ -1,4 +1,4 @@
-"""``detect_backend`` against each backend's recorded discovery answers (wire.md §1.4)."""
+"""``detect_backend`` against each backend's recorded discovery answers (docs/wire.md §1.4)."""
 
 from __future__ import annotations
 

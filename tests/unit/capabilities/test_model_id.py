@@ -1,4 +1,4 @@
-"""Model-id validation and the explained ``ModelNotFoundError`` (wire.md §4, §5)."""
+"""Model-id validation and the explained ``ModelNotFoundError`` (docs/wire.md §4, §5)."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ async def test_the_budget_running_out_is_a_clear_error() -> None:
 
 
 async def test_connection_refused_counts_as_not_yet() -> None:
-    # vLLM does not listen until its model is loaded (wire.md §1.2).
+    # vLLM does not listen until its model is loaded (docs/wire.md §1.2).
     with respx.mock() as router:
         router.get(HEALTH).mock(side_effect=[httpx.ConnectError("refused"), healthy()])
         async with httpx.AsyncClient() as http:

@@ -1,4 +1,4 @@
-"""Timings extractors: one per backend, each reading what that server reports (wire.md §2)."""
+"""Timings extractors: one per backend, each reading what its server reports (docs/wire.md §2.4)."""
 
 from __future__ import annotations
 

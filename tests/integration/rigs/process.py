@@ -7,11 +7,14 @@
 * the process in a session (process group) of its own, so :meth:`~LoopbackServer.stop` ends
   every child it forked too (SGLang's scheduler and detokenizer, vLLM's engine core), even when
   the launcher itself is already gone;
+* a watcher (:mod:`~tests.integration.rigs.lifeline`) that ends that group when the test runner
+  dies without calling ``stop()``, even by SIGKILL;
 * stdout and stderr in a log file in a private work folder, whose tail start-up errors quote
   and the fixtures attach to failing tests;
 * ``launch`` returns at once and ``wait_ready`` polls ``GET /health`` until 200, so several
   servers can boot side by side (start-up is mostly single-threaded imports);
-* stop: SIGTERM to the group, SIGKILL to whatever is left after ``stop_timeout``.
+* stop: SIGTERM to the group, SIGKILL to whatever is left after ``stop_timeout`` (which is
+  also the watcher's grace period).
 
 A subclass gives the command line (:attr:`~LoopbackServer.argv`) and, if it needs them, extra
 environment, a working directory and a hook before launch or once ready.
@@ -32,6 +35,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import IO, ClassVar, Self
+
+from tests.integration.rigs.lifeline import Lifeline
 
 __all__ = ["HOST", "LoopbackServer", "ServerProcessError", "free_port"]
 
@@ -84,6 +89,7 @@ class LoopbackServer:
         self._launched_at = 0.0
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
+        self._lifeline: Lifeline | None = None
         self._workdir: tempfile.TemporaryDirectory[str] | None = None
 
     # --- what a subclass says ---------------------------------------------------------------
@@ -156,16 +162,23 @@ class LoopbackServer:
         self._log = open(self.path("server.log"), "w+b")  # noqa: SIM115
         extra = self.environment()
         self.startup_seconds = None
+        # The watcher first, so no launched server is ever without one (lifeline.py says why).
+        self._lifeline = Lifeline(grace=self.stop_timeout, log=self._log)
         self._launched_at = time.monotonic()
-        self._process = subprocess.Popen(
-            self.argv,
-            cwd=self.cwd,
-            env=None if extra is None else {**os.environ, **extra},
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: stop() ends its children too
-        )
+        try:
+            self._process = subprocess.Popen(
+                self.argv,
+                cwd=self.cwd,
+                env=None if extra is None else {**os.environ, **extra},
+                stdin=subprocess.DEVNULL,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: stop() ends its children too
+            )
+        except BaseException:
+            self.stop()
+            raise
+        self._lifeline.watch(self._process.pid)
 
     def wait_ready(self) -> None:
         """Block until ``/health`` answers 200 (at once if it already did and the process
@@ -220,6 +233,9 @@ class LoopbackServer:
             # The launcher may be gone while a child still runs: the group, not the pid.
             _signal_group(process.pid, signal.SIGKILL)
             process.wait()
+        if self._lifeline is not None:  # after the group: the runner lives, nothing to watch
+            self._lifeline.release()
+            self._lifeline = None
         if self._log is not None:
             self._log.close()
             self._log = None

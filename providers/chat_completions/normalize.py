@@ -30,11 +30,12 @@ from providers.abstractions.contents import (
     TextReasoningContent,
     UsageContent,
 )
-from providers.abstractions.errors import InvalidResponseError, error_from_stream_event
+from providers.abstractions.errors import InvalidResponseError
 from providers.abstractions.open_values import ChatFinishReason, ChatRole, finish_reason_of, role_of
 from providers.abstractions.usage import parse_usage
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator, mark_cut_call
+from providers.transport.error_classification import error_from_stream_event
 
 __all__ = ["ChunkNormalizer"]
 

@@ -39,11 +39,7 @@ from providers.abstractions.contents import (
     TextReasoningContent,
     UsageContent,
 )
-from providers.abstractions.errors import (
-    InvalidResponseError,
-    ProviderError,
-    error_from_stream_event,
-)
+from providers.abstractions.errors import InvalidResponseError, ProviderError
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
 from providers.responses._output import (
     PendingCall,
@@ -55,6 +51,7 @@ from providers.responses._output import (
     str_or_none,
 )
 from providers.responses._usage import parse_responses_usage
+from providers.transport.error_classification import error_from_stream_event
 
 __all__ = ["ResponsesEventNormalizer"]
 

@@ -16,7 +16,8 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from providers.abstractions.errors import ModelNotFoundError, parse_error_body
+from providers.abstractions.errors import ModelNotFoundError
+from providers.transport.error_bodies import parse_error_body
 
 __all__ = [
     "closest_model_id",

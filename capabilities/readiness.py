@@ -22,8 +22,9 @@ import httpx
 import structlog
 
 from capabilities import events
-from providers.abstractions.errors import BackendUnavailableError, parse_error_body
+from providers.abstractions.errors import BackendUnavailableError
 from providers.transport.endpoint import Endpoint
+from providers.transport.error_bodies import parse_error_body
 
 __all__ = ["Readiness", "wait_until_ready"]
 

@@ -22,12 +22,7 @@ from capabilities.budget import clamp_max_output_tokens, estimate_prompt_tokens
 from capabilities.model_id import model_not_found_error
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.errors import (
-    InvalidResponseError,
-    ProviderError,
-    error_from_response,
-    retry_after_from_headers,
-)
+from providers.abstractions.errors import InvalidResponseError, ProviderError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import TRANSPORT_TIMESTAMPS
@@ -48,7 +43,9 @@ from providers.chat_completions.stream_state import (
     scan,
 )
 from providers.transport.endpoint import Endpoint
+from providers.transport.error_classification import error_from_response
 from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
 from providers.transport.update_stream import StreamStages, UpdateStream

@@ -30,11 +30,12 @@ from providers.abstractions.contents import (
     TextReasoningContent,
     UsageContent,
 )
-from providers.abstractions.errors import InvalidResponseError, error_from_stream_event
+from providers.abstractions.errors import InvalidResponseError
 from providers.abstractions.open_values import ChatFinishReason, ChatRole, finish_reason_of, role_of
 from providers.abstractions.usage import parse_usage
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator, mark_cut_call
+from providers.transport.error_classification import error_from_stream_event
 
 __all__ = ["ChunkNormalizer"]
 
@@ -175,9 +176,7 @@ class ChunkNormalizer:
         updates.extend(self.finish())
         return updates
 
-    def _normalize(
-        self, chunk: Mapping[str, Any], delta_key: str
-    ) -> list[ChatResponseUpdate]:
+    def _normalize(self, chunk: Mapping[str, Any], delta_key: str) -> list[ChatResponseUpdate]:
         """Hot path: every chunk of every stream passes here, so it is one frame, with each
         field read inline rather than through a helper call per field."""
         if "error" in chunk and chunk["error"] is not None:

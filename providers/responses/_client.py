@@ -28,13 +28,7 @@ from capabilities.model_id import model_not_found_error
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.contents import UsageContent
-from providers.abstractions.errors import (
-    InvalidRequestError,
-    ProviderError,
-    error_from_response,
-    parse_error_body,
-    retry_after_from_headers,
-)
+from providers.abstractions.errors import InvalidRequestError, ProviderError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile, profile_for
@@ -47,6 +41,9 @@ from providers.responses._quirks import responses_quirks_for
 from providers.responses._request import build_responses_request
 from providers.responses._stream import ResponsesStreamState
 from providers.responses._transport import ResponsesTransport
+from providers.transport.error_bodies import parse_error_body
+from providers.transport.error_classification import error_from_response
+from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.timeouts import Timeouts, budget_error
 
 if TYPE_CHECKING:

@@ -1,6 +1,7 @@
 """Responses-API events (and whole response objects) in, ``ChatResponseUpdate``s out.
 
-Where the Responses servers' differences end, as ``providers.chat_completions.normalize`` is for chat chunks:
+Where the Responses servers' differences end, as ``providers.chat_completions.normalize`` is for
+chat chunks:
 
 * text: ``response.output_text.delta``;
 * reasoning, under every name in use: ``response.reasoning_text.delta`` (vLLM, SGLang,
@@ -22,8 +23,10 @@ Where the Responses servers' differences end, as ``providers.chat_completions.no
   fatal); an output item of an unknown type (web search, MCP, custom tool calls) becomes a bare
   ``AIContent`` whose ``raw`` is the item.
 
-A non-streamed response object goes through the same item reader (``normalize_response``), so the
-two paths cannot disagree. Pure: no I/O, tests feed it dicts.
+What of the output the caller already has, and how an item becomes contents, is the
+``OutputLedger``'s (``providers.responses._output_ledger``); a non-streamed response object goes
+through the same ledger (``normalize_response``), so the two paths cannot disagree. Pure: no
+I/O, tests feed it dicts.
 """
 
 from __future__ import annotations
@@ -39,22 +42,12 @@ from providers.abstractions.contents import (
     TextReasoningContent,
     UsageContent,
 )
-from providers.abstractions.errors import (
-    InvalidResponseError,
-    ProviderError,
-    error_from_stream_event,
-)
+from providers.abstractions.errors import InvalidResponseError, ProviderError
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
-from providers.responses._output import (
-    PendingCall,
-    call_content,
-    finish_reason_for,
-    list_or_empty,
-    part_content,
-    status_extras,
-    str_or_none,
-)
+from providers.responses._output import finish_reason_for, part_content, status_extras, str_or_none
+from providers.responses._output_ledger import OutputLedger
 from providers.responses._usage import parse_responses_usage
+from providers.transport.error_classification import error_from_stream_event
 
 __all__ = ["ResponsesEventNormalizer"]
 
@@ -70,18 +63,11 @@ class ResponsesEventNormalizer:
 
     __slots__ = (
         "_backend",
-        "_calls",
         "_created_at",
-        "_done",
-        "_held",
-        "_last_ci",
-        "_last_oi",
-        "_made_calls",
         "_model_id",
+        "_output",
         "_response_id",
         "_role_sent",
-        "_streamed",
-        "_streamed_items",
         "terminal",
     )
 
@@ -91,14 +77,7 @@ class ResponsesEventNormalizer:
         self._model_id: str | None = None
         self._created_at: int | None = None
         self._role_sent = False
-        self._calls: dict[Any, PendingCall] = {}
-        self._held: tuple[Any, Payload] | None = None  # the last done call item, not released
-        self._done: set[Any] = set()  # output indexes whose contents were released
-        self._streamed: set[tuple[Any, Any]] = set()  # (output index, part key) with deltas
-        self._streamed_items: set[Any] = set()
-        self._last_oi: Any = None
-        self._last_ci: Any = None
-        self._made_calls = False
+        self._output = OutputLedger()
         self.terminal = False
 
     # --- streaming -------------------------------------------------------------------------
@@ -118,17 +97,16 @@ class ResponsesEventNormalizer:
     def writing_tool_call(self) -> bool:
         """Is a function call being written (its item or argument deltas seen, not yet done)?
         Its deltas are output for the first-token budget, as on the chat path."""
-        return bool(self._calls)
+        return self._output.writing_tool_call()
 
     def finish(self) -> list[ChatResponseUpdate]:
         """Function calls not released when the stream ended (it was cut): a done item as the
         server gave it, calls still being assembled with ``error``."""
-        if not self._calls and self._held is None:
+        if not self._output.has_unreleased_calls():
             return []
-        contents: list[AIContent] = self._release()
-        contents.extend(call_content(call, None, cut=True) for call in self._calls.values())
-        self._calls.clear()
-        self._made_calls = True
+        contents = self._output.release()
+        contents.extend(self._output.unfinished_calls(cut=True))
+        self._output.made_calls = True
         return [self._update(contents, None)]
 
     def _update(
@@ -149,14 +127,6 @@ class ResponsesEventNormalizer:
             extras,
             raw,
         )
-
-    def _mark(self, payload: Payload, part: Any) -> None:
-        """Record that deltas arrived for this part (a set add only when the part changes)."""
-        oi = payload.get("output_index")
-        if oi != self._last_oi or part != self._last_ci:
-            self._last_oi, self._last_ci = oi, part
-            self._streamed.add((oi, part))
-            self._streamed_items.add(oi)
 
     def _lifecycle(self, payload: Payload) -> ChatResponseUpdate:
         response = payload.get("response")
@@ -179,14 +149,14 @@ class ResponsesEventNormalizer:
 
     def _text_delta(self, payload: Payload) -> ChatResponseUpdate:
         delta = payload.get("delta")
-        self._mark(payload, payload.get("content_index", 0))
+        self._output.mark_streamed(payload.get("output_index"), payload.get("content_index", 0))
         return self._update([TextContent(delta)] if delta and type(delta) is str else [], payload)
 
     def _reasoning_delta(self, payload: Payload) -> ChatResponseUpdate:
         delta = payload.get("delta")
         if isinstance(delta, Mapping):  # some servers wrap it: {"delta": {"text": …}}
             delta = delta.get("text")
-        self._mark(payload, payload.get("content_index", 0))
+        self._output.mark_streamed(payload.get("output_index"), payload.get("content_index", 0))
         contents: list[AIContent] = (
             [TextReasoningContent(delta)] if delta and type(delta) is str else []
         )
@@ -194,7 +164,7 @@ class ResponsesEventNormalizer:
 
     def _summary_delta(self, payload: Payload) -> ChatResponseUpdate:
         delta = payload.get("delta")
-        self._mark(payload, _summary_key(payload))
+        self._output.mark_streamed(payload.get("output_index"), _summary_key(payload))
         contents: list[AIContent] = (
             [TextReasoningContent(delta)] if delta and type(delta) is str else []
         )
@@ -204,11 +174,8 @@ class ResponsesEventNormalizer:
         self, payload: Payload, key: Any, content: AIContent | None
     ) -> ChatResponseUpdate:
         """A ``*.done`` event: its text counts only if no delta carried it."""
-        oi = payload.get("output_index")
-        if content is None or (oi, key) in self._streamed:
+        if content is None or not self._output.claim_part(payload.get("output_index"), key):
             return self._update([], payload)
-        self._streamed.add((oi, key))
-        self._streamed_items.add(oi)
         return self._update([content], payload)
 
     def _text_done(self, payload: Payload) -> ChatResponseUpdate:
@@ -234,8 +201,8 @@ class ResponsesEventNormalizer:
     def _content_part_done(self, payload: Payload) -> ChatResponseUpdate:
         part = payload.get("part")
         content = part_content(part) if isinstance(part, Mapping) else None
-        if type(content) is TextReasoningContent and payload.get("output_index") in (
-            self._streamed_items
+        if type(content) is TextReasoningContent and self._output.item_streamed(
+            payload.get("output_index")
         ):
             content = None  # reasoning streamed under another part name (summary vs text)
         return self._part_done(payload, payload.get("content_index", 0), content)
@@ -243,31 +210,18 @@ class ResponsesEventNormalizer:
     def _item_added(self, payload: Payload) -> ChatResponseUpdate:
         item = payload.get("item")
         if isinstance(item, Mapping) and item.get("type") == "function_call":
-            self._calls[payload.get("output_index")] = PendingCall(item)
-        return self._update(self._release(), payload)  # the model went past a held call
-
-    def _release(self, *, cut: bool = False) -> list[AIContent]:
-        """The held call's contents (``cut``: the response ended inside or right after it)."""
-        if self._held is None:
-            return []
-        (oi, item), self._held = self._held, None
-        return self._item_contents(item, oi, cut=cut)
-
-    def _call_for(self, payload: Payload) -> PendingCall:
-        oi = payload.get("output_index")
-        call = self._calls.get(oi)
-        if call is None:  # arguments before (or without) the item: keyed all the same
-            call = self._calls[oi] = PendingCall({"id": payload.get("item_id")})
-        return call
+            self._output.start_call(payload.get("output_index"), item)
+        return self._update(self._output.release(), payload)  # the model went past a held call
 
     def _arguments_delta(self, payload: Payload) -> ChatResponseUpdate:
         delta = payload.get("delta")
         if isinstance(delta, str) and delta:
-            self._call_for(payload).fragments.append(delta)
+            call = self._output.call_for(payload.get("output_index"), payload.get("item_id"))
+            call.fragments.append(delta)
         return self._update([], payload)
 
     def _arguments_done(self, payload: Payload) -> ChatResponseUpdate:
-        call = self._call_for(payload)
+        call = self._output.call_for(payload.get("output_index"), payload.get("item_id"))
         arguments = payload.get("arguments")
         if isinstance(arguments, str):
             call.arguments = arguments
@@ -278,15 +232,9 @@ class ResponsesEventNormalizer:
 
     def _item_done(self, payload: Payload) -> ChatResponseUpdate:
         item = payload.get("item")
-        oi = payload.get("output_index")
-        if not isinstance(item, Mapping) or oi in self._done:
+        if not isinstance(item, Mapping):
             return self._update([], payload)
-        self._done.add(oi)
-        released = self._release()
-        if item.get("type") == "function_call":
-            self._held = (oi, item)
-            return self._update(released, payload)
-        return self._update([*released, *self._item_contents(item, oi)], payload)
+        return self._update(self._output.item_done(payload.get("output_index"), item), payload)
 
     def _terminal(self, payload: Payload) -> ChatResponseUpdate:
         response = payload.get("response")
@@ -298,22 +246,15 @@ class ResponsesEventNormalizer:
         self.terminal = True
         cut = response.get("status") == "incomplete"
         output = response.get("output")
-        later = isinstance(output, list) and any(
-            index not in self._done for index in range(len(output))
-        )
-        contents = self._release(cut=cut and not later)
-        contents.extend(self._output_contents(output, cut_last_call=cut))
-        if self._calls:  # a call whose item never said it was done
-            contents.extend(call_content(call, None, cut=cut) for call in self._calls.values())
-            self._calls.clear()
-            self._made_calls = True
-        usage = response.get("usage")
-        details = parse_responses_usage(usage) if isinstance(usage, Mapping) else None
-        if details is not None:
-            contents.append(UsageContent(details, raw=usage))
-        reason = finish_reason_for(response, made_calls=self._made_calls)
+        contents = self._output.release(cut=cut and self._output.all_done(output))
+        contents.extend(self._output.output_contents(output, cut_last_call=cut))
+        contents.extend(self._output.unfinished_calls(cut=cut))  # items never said done
+        contents.extend(_usage_contents(response))
+        reason = finish_reason_for(response, made_calls=self._output.made_calls)
         if reason is None:
-            reason = ChatFinishReason.TOOL_CALLS if self._made_calls else ChatFinishReason.STOP
+            reason = (
+                ChatFinishReason.TOOL_CALLS if self._output.made_calls else ChatFinishReason.STOP
+            )
         return self._update(contents, payload, reason, status_extras(response))
 
     def _error_event(self, payload: Payload) -> ChatResponseUpdate:
@@ -327,47 +268,6 @@ class ResponsesEventNormalizer:
             error = {"message": "the server reported the response as failed, without a reason"}
         return error_from_stream_event({"error": error}, backend=self._backend)
 
-    # --- items (shared by the stream's done items and whole responses) ------------------------
-
-    def _output_contents(self, output: Any, *, cut_last_call: bool = False) -> list[AIContent]:
-        """The items not released yet; ``cut_last_call``: the response ended incomplete, so a
-        call that is its last item gets ``error``."""
-        contents: list[AIContent] = []
-        if isinstance(output, list):
-            for oi, item in enumerate(output):
-                if oi not in self._done and isinstance(item, Mapping):
-                    self._done.add(oi)
-                    cut = cut_last_call and oi == len(output) - 1
-                    contents.extend(self._item_contents(item, oi, cut=cut))
-        return contents
-
-    def _item_contents(self, item: Payload, oi: Any, *, cut: bool = False) -> list[AIContent]:
-        kind = item.get("type")
-        if kind == "function_call":
-            self._made_calls = True
-            return [call_content(self._calls.pop(oi, None), item, cut=cut)]
-        contents: list[AIContent] = []
-        if kind == "message":
-            for ci, part in enumerate(list_or_empty(item.get("content"))):
-                if (oi, ci) not in self._streamed and isinstance(part, Mapping):
-                    content = part_content(part)
-                    if content is not None:
-                        contents.append(content)
-            return contents
-        if kind == "reasoning":
-            if oi in self._streamed_items:
-                return contents
-            parts = list_or_empty(item.get("content"))
-            if not any(isinstance(p, Mapping) and p.get("text") for p in parts):
-                parts = list_or_empty(item.get("summary"))  # OpenAI sends only a summary
-            for part in parts:
-                text = part.get("text") if isinstance(part, Mapping) else None
-                if isinstance(text, str) and text:
-                    contents.append(TextReasoningContent(text))
-            return contents
-        # A tool the library does not model (web search, MCP, custom tools): kept whole.
-        return [AIContent(raw=item, additional_properties={"type": kind})]
-
     # --- whole responses ------------------------------------------------------------------
 
     def normalize_response(self, body: Payload) -> list[ChatResponseUpdate]:
@@ -380,16 +280,20 @@ class ResponsesEventNormalizer:
                 raise error_from_stream_event(body, backend=self._backend)
             raise InvalidResponseError("the response has no `output` list", backend=self._backend)
         self._remember(body)
-        contents = self._output_contents(output, cut_last_call=body.get("status") == "incomplete")
-        usage = body.get("usage")
-        details = parse_responses_usage(usage) if isinstance(usage, Mapping) else None
-        if details is not None:
-            contents.append(UsageContent(details, raw=usage))
-        reason = finish_reason_for(body, made_calls=self._made_calls)
+        cut = body.get("status") == "incomplete"
+        contents = self._output.output_contents(output, cut_last_call=cut)
+        contents.extend(_usage_contents(body))
+        reason = finish_reason_for(body, made_calls=self._output.made_calls)
         self.terminal = reason is not None
         update = self._update(contents, body, reason, status_extras(body))
         update.role = ChatRole.ASSISTANT
         return [update]
+
+
+def _usage_contents(response: Payload) -> list[AIContent]:
+    usage = response.get("usage")
+    details = parse_responses_usage(usage) if isinstance(usage, Mapping) else None
+    return [] if details is None else [UsageContent(details, raw=usage)]
 
 
 def _summary_key(payload: Payload) -> int:

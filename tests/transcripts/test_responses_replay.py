@@ -14,10 +14,10 @@ import httpx
 import pytest
 
 from providers import ChatResponse, TextRecoveryChatClient
-from providers.abstractions.errors import error_from_response
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 from providers.replay.transcripts import Transcript, iter_transcripts, replay_bytes
 from providers.responses import OpenAiCompatibleResponsesClient
+from providers.transport.error_classification import error_from_response
 from tests.transcripts.cut_replay import (
     LINE_ENDINGS,
     assert_same_wherever_cut,

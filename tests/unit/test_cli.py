@@ -119,10 +119,10 @@ def test_stream_view_dims_reasoning_on_a_terminal() -> None:
     import io
 
     from providers import ChatResponseUpdate, TextContent, TextReasoningContent
-    from providers.cli import _StreamView
+    from providers.cli._output import StreamView
 
     out = io.StringIO()
-    view = _StreamView(out, tty=True)
+    view = StreamView(out, tty=True)
     view.show(ChatResponseUpdate(contents=[TextReasoningContent("think")]))
     view.show(ChatResponseUpdate(contents=[TextContent("answer")]))
     view.end()

@@ -33,7 +33,7 @@ from providers import (
     ServerError,
     StreamInterruptedError,
 )
-from providers.abstractions.errors import ConfigurationError, error_from_response
+from providers.abstractions.errors import ConfigurationError
 from providers.builder import ChatClientBuilder
 from providers.layers.retry import (
     DEFAULT_RETRY_STATUSES,
@@ -43,6 +43,7 @@ from providers.layers.retry import (
     RetryingChatClient,
     RetryPolicy,
 )
+from providers.transport.error_classification import error_from_response
 from tests.unit.scripted_client import (
     ScriptedClient,
     answer,

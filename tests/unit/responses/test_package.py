@@ -11,7 +11,16 @@ from providers import responses
 from providers.responses import parse_responses_usage
 
 PACKAGE = Path(responses.__file__).parent
-PURE = ("_normalize", "_output", "_items", "_request", "_usage", "_conversation", "_quirks")
+PURE = (
+    "_normalize",
+    "_output",
+    "_output_ledger",
+    "_items",
+    "_request",
+    "_usage",
+    "_conversation",
+    "_quirks",
+)
 
 
 def test_all_is_exactly_the_public_names() -> None:

@@ -1,0 +1,59 @@
+"""The frame shared by the commands that talk to a backend (probe, chat, check, record).
+
+Library events go to stderr (warnings only unless ``-v``), so stdout stays the answer or the
+JSON. A ``ConfigurationError`` is the user's to fix (exit 2); any other ``ProviderError`` is the
+backend's (exit 1); both are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import structlog
+
+from providers.abstractions.errors import ConfigurationError, ProviderError
+from providers.cli._arguments import EXIT_BACKEND, EXIT_USAGE
+from providers.cli._chat import chat
+from providers.cli._check import check
+from providers.cli._probe import probe
+from providers.cli._record import record
+
+__all__ = ["run_backend_command"]
+
+_Command = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
+
+_COMMANDS: dict[str, _Command] = {"probe": probe, "chat": chat, "check": check, "record": record}
+
+
+def run_backend_command(args: argparse.Namespace) -> int:
+    restore = _configure_logging(args.verbose)
+    try:
+        command = _COMMANDS.get(args.command)
+        if command is not None:
+            return asyncio.run(command(args))
+    except ConfigurationError as exc:
+        print(f"oaicompat: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ProviderError as exc:
+        print(f"oaicompat: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_BACKEND
+    finally:
+        restore()
+    return EXIT_USAGE  # pragma: no cover - argparse rejects unknown commands
+
+
+def _configure_logging(verbose: int) -> Callable[[], None]:
+    """The CLI is an application, so it may configure structlog; it restores the previous
+    configuration afterwards because ``main`` is also called in-process (tests)."""
+    previous = structlog.get_config()
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+    )
+    return lambda: structlog.configure(**previous)

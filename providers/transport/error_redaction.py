@@ -1,0 +1,94 @@
+"""What servers quote back in error messages, removed before a message is shown or logged.
+
+Messages never carry prompt or completion text. Servers are known to echo both: pydantic's
+``'input': …`` (SGLang, FastAPI validation errors repeat the offending request value),
+nlohmann's ``last read: '…'`` and llama.cpp's ``Failed to parse input at pos N: …`` (both quote
+text). Each is recognised by its wording and the quoted value replaced, so what is left still
+says what went wrong. The untouched body stays on the error (``ProviderError.body``) for whoever
+needs it.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["REDACTED", "redact"]
+
+REDACTED = "<redacted>"
+
+_ECHO_KEY = re.compile(r"""['"]input['"]\s*:\s*""")
+_LAST_READ = re.compile(r"last read: '.*?'(?=; |;$|$)", re.DOTALL)
+_PARSE_AT_POS = re.compile(r"(Failed to parse input at pos \d+:).*", re.DOTALL)
+_CLOSERS = {"[": "]", "(": ")", "{": "}"}
+
+
+def redact(message: str) -> str:
+    """Remove the request and output text servers are known to quote in error messages."""
+    if "input" in message:
+        message = _redact_echoed_inputs(message)
+    if "last read: '" in message:
+        message = _LAST_READ.sub(f"last read: {REDACTED}", message)
+    if "Failed to parse input at pos" in message:
+        message = _PARSE_AT_POS.sub(rf"\1 {REDACTED}", message)
+    return message
+
+
+def _redact_echoed_inputs(message: str) -> str:
+    pieces: list[str] = []
+    pos = 0
+    for match in _ECHO_KEY.finditer(message):
+        if match.start() < pos:
+            continue  # inside a value already redacted
+        pieces.append(message[pos : match.end()])
+        pieces.append(REDACTED)
+        pos = _skip_literal(message, match.end())
+    if not pieces:
+        return message
+    pieces.append(message[pos:])
+    return "".join(pieces)
+
+
+def _skip_literal(text: str, start: int) -> int:
+    """The end of the Python or JSON literal starting at ``start`` (a repr, best effort)."""
+    end = len(text)
+    if start >= end:
+        return start
+    opening = text[start]
+    if opening in "'\"":
+        return _skip_string(text, start)
+    if opening in _CLOSERS:
+        return _skip_bracketed(text, start)
+    i = start
+    while i < end and text[i] not in ",)]}\n":
+        i += 1
+    return i
+
+
+def _skip_bracketed(text: str, start: int) -> int:
+    """Past the bracket closing the one at ``start``; brackets inside strings do not count."""
+    stack = [_CLOSERS[text[start]]]
+    i = start + 1
+    while i < len(text) and stack:
+        char = text[i]
+        if char in "'\"":
+            i = _skip_string(text, i)
+            continue
+        if char in _CLOSERS:
+            stack.append(_CLOSERS[char])
+        elif char == stack[-1]:
+            stack.pop()
+        i += 1
+    return i
+
+
+def _skip_string(text: str, start: int) -> int:
+    quote = text[start]
+    i = start + 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == quote:
+            return i + 1
+        i += 1
+    return i

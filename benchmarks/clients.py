@@ -8,15 +8,20 @@ client objects live in the session, as they do in an application.
 
 Every session gets a connection pool of at least ``max_connections`` so that the concurrency
 figure compares clients, not pool defaults.
+
+A ``ClientSpec`` with a ``revision`` is one of the library's clients measured from another git
+revision's code (``--baseline``): same wrapper, that revision's ``providers`` and ``telemetry``,
+run in a process whose ``sys.path`` starts with that revision's tree (``benchmarks.remote``).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,12 +29,16 @@ import httpx
 from benchmarks.scenarios import GeneratedStream, Outcome, Scenario
 
 __all__ = [
-    "FULL_PIPELINE",
+    "FLOORS",
+    "OUR_CLIENTS",
+    "REFERENCE_FLOOR",
     "REQUEST",
     "ClientSpec",
+    "Revision",
     "SessionFactory",
     "StreamFn",
     "default_clients",
+    "reference_floor",
     "scenario_url",
     "silence_library_logs",
 ]
@@ -46,10 +55,30 @@ REQUEST: dict[str, Any] = {
 }
 _TIMEOUT = httpx.Timeout(connect=10.0, read=600.0, write=60.0, pool=600.0)
 
+REFERENCE_FLOOR = "floor_orjson"
+FLOORS = (REFERENCE_FLOOR, "floor_stdlib")
+"""The floors, the reference first; the second stands in when orjson is not installed."""
+OUR_CLIENTS = ("oaicompat", "full", "full_retry")
+"""The library's clients: the ones ``--baseline`` measures from another revision too."""
+
 
 def scenario_url(base: str, scenario: Scenario) -> str:
     """The OpenAI-style base URL (``…/v1``) that serves ``scenario``."""
     return f"{base}/{scenario.id}/v1"
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """A git revision whose library a ``--baseline`` client runs."""
+
+    name: str
+    """As given on the command line (``e319521``, ``main~3``): the rows' ``@name``."""
+    commit: str
+    """The full commit id it resolved to."""
+    describe: str
+    """``git describe --always --tags`` of that commit."""
+    tree: Path
+    """Where its top-level packages (``providers``, ``telemetry``, …) were extracted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,16 +91,79 @@ class ClientSpec:
     """True when the client turns a ``<tool_call>`` in the text into a tool call; it is then
     held to ``GeneratedStream.recovered`` instead of ``wire``."""
     unavailable: str | None = None
+    revision: Revision | None = None
+    """Set on a ``--baseline`` client: ``session`` must then run in a process that imports
+    ``revision.tree``'s library (never in this one, which has imported the current tree's)."""
+
+    @property
+    def registry_name(self) -> str:
+        """The ``default_clients()`` key this spec was made from (``name`` less ``@rev``)."""
+        return self.name.partition("@")[0]
+
+    def at(self, revision: Revision) -> ClientSpec:
+        """This client, run on ``revision``'s library: named and labelled ``… @<rev>``."""
+        return replace(
+            self,
+            name=f"{self.name}@{revision.name}",
+            label=f"{self.label} @{revision.name}",
+            revision=revision,
+        )
 
     def expected(self, stream: GeneratedStream) -> Outcome:
         return stream.recovered if self.recovers_text_tool_calls else stream.wire
 
 
-# ---- the floor: the least a Python client can do ----------------------------------------------
+# ---- the floors: the least a Python client can do ---------------------------------------------
+#
+# Both read every chunk and keep only the strings. Every ratio is taken to the one a
+# performance-minded user writes (``REFERENCE_FLOOR``: ``aiter_lines`` and orjson). The stdlib
+# floor is the one runs before it were measured against; it stays as a row beside it.
 
 
 @asynccontextmanager
-async def floor_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
+async def floor_orjson_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
+    """httpx ``stream()`` + ``aiter_lines()`` + one ``orjson.loads`` per ``data:`` line."""
+    import orjson
+
+    body = orjson.dumps(REQUEST)
+    headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    async with httpx.AsyncClient(timeout=_TIMEOUT, limits=_limits(max_connections)) as http:
+
+        async def stream(scenario: Scenario) -> Outcome:
+            url = scenario_url(base, scenario) + "/chat/completions"
+            text: list[str] = []
+            reasoning: list[str] = []
+            arguments: dict[int, list[str]] = {}
+            loads = orjson.loads
+            async with http.stream("POST", url, content=body, headers=headers) as response:
+                async for line in response.aiter_lines():
+                    if not line.startswith("data: ") or line == "data: [DONE]":
+                        continue
+                    for choice in loads(line[6:])["choices"]:
+                        delta = choice["delta"]
+                        value = delta.get("content")
+                        if value:
+                            text.append(value)
+                        value = delta.get("reasoning_content") or delta.get("reasoning")
+                        if value:
+                            reasoning.append(value)
+                        calls = delta.get("tool_calls")
+                        if calls:
+                            for call in calls:
+                                fragment = (call.get("function") or {}).get("arguments")
+                                if fragment:
+                                    arguments.setdefault(call["index"], []).append(fragment)
+            return Outcome(
+                "".join(text),
+                "".join(reasoning),
+                tuple("".join(arguments[i]) for i in sorted(arguments)),
+            )
+
+        yield stream
+
+
+@asynccontextmanager
+async def floor_stdlib_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
     """httpx stream + ``aiter_raw`` + split on ``\\n`` + one ``json.loads`` per data line."""
     body = json.dumps(REQUEST).encode()
     headers = {"content-type": "application/json", "accept": "text/event-stream"}
@@ -115,86 +207,89 @@ async def floor_session(base: str, max_connections: int) -> AsyncIterator[Stream
 
 
 # ---- oaicompat ---------------------------------------------------------------------------------
+#
+# Built and consumed as the project README shows: every update of ``get_streaming_response``
+# collected, then ``ChatResponse.from_updates``. Only names that ``providers`` and ``telemetry``
+# have exported at every revision are used, so the same wrappers measure a ``--baseline``
+# revision's library (its modules live elsewhere: ``providers.client`` before the layout change).
+
+_Build = Callable[[str, Scenario, httpx.AsyncClient], Any]
+"""``build(base_url, scenario, http)``: the ``ChatClient`` to measure on that scenario."""
+
+
+def _wire_client(url: str, scenario: Scenario, http: httpx.AsyncClient) -> Any:
+    from providers import OpenAiCompatibleChatClient
+
+    return OpenAiCompatibleChatClient(url, "bench", backend=scenario.profile, http_client=http)
+
+
+def _full_pipeline(url: str, scenario: Scenario, http: httpx.AsyncClient) -> Any:
+    from providers import create_chat_client
+
+    return create_chat_client(url, "bench", backend=scenario.profile, retry=None, http_client=http)
+
+
+def _full_pipeline_with_retry(url: str, scenario: Scenario, http: httpx.AsyncClient) -> Any:
+    from providers import create_chat_client
+
+    return create_chat_client(url, "bench", backend=scenario.profile, http_client=http)
 
 
 @asynccontextmanager
 async def oaicompat_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
-    """``OpenAiCompatibleChatClient.get_streaming_response``, accumulated with a
-    ``ChatResponseBuilder`` as a memory-conscious caller would (the floor keeps strings only)."""
-    async with _layered_session(base, max_connections, full=False) as stream:
+    """``OpenAiCompatibleChatClient`` alone: the wire client with its normalisation."""
+    async with _library_session(base, max_connections, _wire_client) as stream:
         yield stream
 
 
 @asynccontextmanager
 async def full_pipeline_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
-    """Issue 9's full pipeline: telemetry -> text recovery (auto) -> client (with its
-    normalisation); the targets are judged on it."""
-    async with _layered_session(base, max_connections, full=True) as stream:
+    """Issue 9's full pipeline, ``create_chat_client(..., retry=None)``: telemetry -> text
+    recovery (auto) -> client (with its normalisation); the targets are judged on it."""
+    async with _library_session(base, max_connections, _full_pipeline) as stream:
         yield stream
 
 
 @asynccontextmanager
 async def full_with_retry_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
-    """The standard stack ``ChatClientBuilder`` and the YAML configuration build: the full
-    pipeline with ``RetryingChatClient`` between telemetry and text recovery. Reported beside
-    it, so that what retry costs is visible on its own."""
-    async with _layered_session(base, max_connections, full=True, retry=True) as stream:
+    """The standard stack, ``create_chat_client(...)`` as the README calls it (and the YAML
+    configuration builds): the full pipeline with ``RetryingChatClient`` between telemetry and
+    text recovery. Reported beside it, so that what retry costs is visible on its own."""
+    async with _library_session(base, max_connections, _full_pipeline_with_retry) as stream:
         yield stream
 
 
 @asynccontextmanager
-async def _layered_session(
-    base: str, max_connections: int, *, full: bool, retry: bool = False
+async def _library_session(
+    base: str, max_connections: int, build: _Build
 ) -> AsyncIterator[StreamFn]:
-    from providers import (
-        ChatClient,
-        ChatMessage,
-        OpenAiCompatibleChatClient,
-        RetryingChatClient,
-        RetryPolicy,
-        TextRecoveryChatClient,
-    )
-    from providers.abstractions.chat_response import ChatResponseBuilder
-    from providers.chat_completions.client import DEFAULT_TIMEOUT
+    from providers import DEFAULT_TIMEOUT, ChatMessage, ChatResponse
 
     messages = [ChatMessage.user("Weather in Paris?")]
-    clients: dict[str, ChatClient] = {}
+    clients: dict[str, Any] = {}
     http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, limits=_limits(max_connections))
     async with http:
-
-        def build(scenario: Scenario) -> ChatClient:
-            client: ChatClient = OpenAiCompatibleChatClient(
-                scenario_url(base, scenario), "bench", backend=scenario.backend, http_client=http
-            )
-            if full:
-                from telemetry import TelemetryChatClient
-
-                client = TextRecoveryChatClient(client)
-                if retry:
-                    client = RetryingChatClient(client, RetryPolicy())
-                client = TelemetryChatClient(client)
-            return client
 
         async def stream(scenario: Scenario) -> Outcome:
             client = clients.get(scenario.id)
             if client is None:
-                client = clients[scenario.id] = build(scenario)
-            builder = ChatResponseBuilder(keep_raw=False)
+                url = scenario_url(base, scenario)
+                client = clients[scenario.id] = build(url, scenario, http)
+            updates = []
             async for update in client.get_streaming_response(messages):
-                builder.add(update)
-            response = builder.build()
+                updates.append(update)
+            response = ChatResponse.from_updates(updates)
             return Outcome(
                 response.text,
                 response.reasoning,
                 tuple(call.raw_arguments for call in response.tool_calls),
             )
 
-        yield stream
-
-
-# Issue 9's headline client, measured and held to the recovered tool call in
-# text-tool-call-in-content; the targets are judged on it.
-FULL_PIPELINE: SessionFactory | None = full_pipeline_session
+        try:
+            yield stream
+        finally:
+            for client in clients.values():
+                await client.aclose()
 
 
 # ---- openai-python (the optional `bench` extra) ------------------------------------------------
@@ -206,7 +301,7 @@ async def openai_session(base: str, max_connections: int) -> AsyncIterator[Strea
 
     Its default pool (1,000 connections) already exceeds ``max_connections``.
     """
-    import openai
+    import openai  # type: ignore[import-not-found, unused-ignore]
 
     clients: dict[str, Any] = {}
     messages: Any = REQUEST["messages"]
@@ -257,35 +352,42 @@ def _limits(max_connections: int) -> httpx.Limits:
 
 
 def default_clients() -> dict[str, ClientSpec]:
-    """The registry, in table order. The floor is always first: ratios are taken to it."""
+    """The registry, in table order: the floors first (``REFERENCE_FLOOR`` when it can run),
+    then the library's clients (``OUR_CLIENTS``), then openai-python."""
     specs = [
-        ClientSpec("floor", "floor (httpx + json loop)", floor_session),
-        ClientSpec("oaicompat", "client (recovery off)", oaicompat_session),
-        ClientSpec(
-            "full",
-            "full pipeline",
-            FULL_PIPELINE,
-            recovers_text_tool_calls=True,
-            unavailable=None
-            if FULL_PIPELINE is not None
-            else "not wired yet (text recovery and telemetry layers pending)",
+        _optional(
+            "orjson", ClientSpec("floor_orjson", "floor (httpx+orjson)", floor_orjson_session)
         ),
+        ClientSpec("floor_stdlib", "floor (stdlib json)", floor_stdlib_session),
+        ClientSpec("oaicompat", "client (recovery off)", oaicompat_session),
+        ClientSpec("full", "full pipeline", full_pipeline_session, recovers_text_tool_calls=True),
         ClientSpec(
             "full_retry",
             "full pipeline + retry",
             full_with_retry_session,
             recovers_text_tool_calls=True,
         ),
+        _optional("openai", ClientSpec("openai", "openai-python", openai_session)),
     ]
-    if importlib.util.find_spec("openai") is not None:
-        specs.append(ClientSpec("openai", "openai-python", openai_session))
-    else:
-        specs.append(
-            ClientSpec(
-                "openai", "openai-python", None, unavailable="not installed (pip install .[bench])"
-            )
-        )
     return {spec.name: spec for spec in specs}
+
+
+def _optional(module: str, spec: ClientSpec) -> ClientSpec:
+    """``spec``, or ``spec`` marked unavailable when ``module`` (a ``bench`` extra) is absent."""
+    if importlib.util.find_spec(module) is not None:
+        return spec
+    return replace(spec, session=None, unavailable=f"{module} not installed (pip install .[bench])")
+
+
+def reference_floor(specs: Iterable[ClientSpec]) -> ClientSpec:
+    """The floor every ratio is taken to: ``REFERENCE_FLOOR``, or the stdlib floor where orjson
+    is not installed (the report says so)."""
+    floors = {spec.name: spec for spec in specs if spec.name in FLOORS}
+    for name in FLOORS:
+        spec = floors.get(name)
+        if spec is not None and spec.session is not None:
+            return spec
+    raise ValueError("no floor can run")
 
 
 def silence_library_logs() -> None:
@@ -301,9 +403,3 @@ def silence_library_logs() -> None:
     if not structlog.is_configured():
         sink = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the process's life
         structlog.configure(logger_factory=structlog.PrintLoggerFactory(sink))
-
-
-def session_for(spec: ClientSpec) -> SessionFactory:
-    if spec.session is None:
-        raise ValueError(f"{spec.label} cannot run: {spec.unavailable}")
-    return spec.session

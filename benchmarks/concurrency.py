@@ -3,7 +3,8 @@
 A fresh process per client makes the memory figure that client's alone: after the imports, the
 session and one warm-up stream, the peak-RSS counter is reset (``/proc/self/clear_refs``, Linux);
 then all streams run at once under ``asyncio.gather`` and the new peak (``VmHWM``) minus the RSS
-at the reset is the growth. Every outcome is checked, and the child reports JSON on stdout.
+at the reset is the growth. Every outcome is checked, and the child reports JSON on stdout. A
+``--baseline`` client's child imports the library from that revision's tree (``--tree``).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.baseline import use_tree
 from benchmarks.clients import ClientSpec, default_clients, silence_library_logs
-from benchmarks.cpu import describe_mismatch
-from benchmarks.scenarios import Scenario, generate
+from benchmarks.scenarios import Scenario, describe_mismatch, generate
 from benchmarks.sse_server import child_env, pin_to_cpu
 
 __all__ = ["ConcurrencyResult", "measure_in_subprocess", "median_run", "run_streams"]
@@ -122,15 +123,16 @@ async def run_streams(
 
 
 def measure_in_subprocess(
-    client: str, base: str, scenario: Scenario, streams: int, *, cpu: int | None = None
+    spec: ClientSpec, base: str, scenario: Scenario, streams: int, *, cpu: int | None = None
 ) -> dict[str, Any]:
-    """Run ``run_streams`` for ``client`` in a fresh interpreter; its JSON result."""
+    """Run ``run_streams`` for ``spec`` in a fresh interpreter; its JSON result."""
+    client = spec.name
     command = [
         sys.executable,
         "-m",
         "benchmarks.concurrency",
         "--client",
-        client,
+        spec.registry_name,
         "--base",
         base,
         "--scenario",
@@ -140,6 +142,8 @@ def measure_in_subprocess(
     ]
     if cpu is not None:
         command += ["--cpu", str(cpu)]
+    if spec.revision is not None:
+        command += ["--tree", str(spec.revision.tree)]
     done = subprocess.run(
         command,
         check=False,
@@ -158,6 +162,7 @@ def measure_in_subprocess(
             "errors": [f"exit {done.returncode}: {done.stderr.strip()[-500:]}"],
         }
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["client"] = client  # the child knows the registry name only
     return result
 
 
@@ -192,7 +197,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scenario", required=True)
     parser.add_argument("--streams", type=int, default=200)
     parser.add_argument("--cpu", type=int, default=None)
+    parser.add_argument("--tree", default=None, help="a --baseline revision's extracted packages")
     args = parser.parse_args(argv)
+    use_tree(args.tree)
     pin_to_cpu(args.cpu)
     silence_library_logs()
     spec = default_clients()[args.client]

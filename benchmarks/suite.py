@@ -1,9 +1,13 @@
 """The whole benchmark run: phases in order, one report, one exit code.
 
-1. client CPU per chunk, every scenario (3 backends x 4 kinds), clients interleaved (``cpu``);
-2. cold import of ``providers``, ``httpx`` (the floor's only dependency) and ``openai``;
+1. client CPU per chunk, every scenario (4 backend shapes x 4 kinds, less the two that
+   ``sglang-tools`` does not stream), clients interleaved (``cpu``);
+2. cold import of ``providers``, ``httpx`` (the floors' only dependency) and ``openai``;
 3. concurrent streams, each client in a fresh process (``concurrency``);
 4. the text parser's linearity, from ``benchmarks/text_parser.py`` when that file exists.
+
+With ``baseline`` (a git revision), the library's clients are measured a second time on that
+revision's code, in phases 1 and 3, interleaved with the current ones (``baseline``, ``remote``).
 
 The exit code is 1 when any client produced a wrong outcome or a concurrent stream failed (and,
 with ``strict``, when a target fails); 0 otherwise.
@@ -18,19 +22,28 @@ import platform
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.clients import default_clients
+from benchmarks.baseline import checkout, current_revision
+from benchmarks.clients import (
+    FLOORS,
+    OUR_CLIENTS,
+    ClientSpec,
+    Revision,
+    default_clients,
+    reference_floor,
+)
 from benchmarks.cold_import import import_heaviest, measure_import
 from benchmarks.concurrency import measure_in_subprocess, median_run
 from benchmarks.cpu import measure_cpu
-from benchmarks.report import cpu_table, evaluate_targets, render
-from benchmarks.scenarios import BACKENDS, KINDS, Scenario
+from benchmarks.report import after_before, cpu_table, evaluate_targets, render
+from benchmarks.scenarios import BACKENDS, KINDS, Scenario, grid
 from benchmarks.sse_server import ServerProcess, child_env
 
-__all__ = ["RESULTS", "Options", "run_suite"]
+__all__ = ["RESULTS", "Options", "run_suite", "select_clients"]
 
 _HERE = Path(__file__).resolve().parent
 RESULTS = _HERE / "results"
@@ -53,6 +66,8 @@ class Options:
     text_parser: bool = True
     strict: bool = False
     pin: bool = True
+    baseline: str | None = None
+    """A git revision (``e319521``, ``main~3``) whose library is measured beside the current."""
     output: Path = RESULTS / "run.json"
 
     @classmethod
@@ -60,39 +75,61 @@ class Options:
         return cls(n=500, runs=3, quick=True, stream_n=20, concurrency_runs=1, import_runs=2)
 
 
+def select_clients(
+    registry: dict[str, ClientSpec], names: list[str] | None, revision: Revision | None
+) -> list[ClientSpec]:
+    """The run's clients in table order: both floors always (every ratio is taken to one of
+    them), the chosen clients, and after each of the library's clients its ``@revision`` twin."""
+    specs: list[ClientSpec] = []
+    for name, spec in registry.items():
+        if names is not None and name not in names and name not in FLOORS:
+            continue
+        specs.append(spec)
+        if revision is not None and name in OUR_CLIENTS and spec.session is not None:
+            specs.append(spec.at(revision))
+    return specs
+
+
 def run_suite(options: Options) -> tuple[dict[str, Any], int]:
     """Run every phase, write ``options.output``, print the table; ``(report, exit code)``."""
+    with ExitStack() as stack:
+        revision = stack.enter_context(checkout(options.baseline)) if options.baseline else None
+        return _run(options, revision)
+
+
+def _run(options: Options, revision: Revision | None) -> tuple[dict[str, Any], int]:
     started = time.perf_counter()
     registry = default_clients()
-    specs = [
-        spec
-        for name, spec in registry.items()
-        if options.clients is None or name in options.clients
-    ]
-    if not specs or specs[0].name != "floor":
-        specs.insert(0, registry["floor"])  # ratios are taken to the floor: always measured
-    scenarios = [Scenario(b, k, options.n) for k in options.kinds for b in options.backends]
+    specs = select_clients(registry, options.clients, revision)
+    floor = reference_floor(specs)
+    scenarios = grid(options.backends, options.kinds, options.n)
     phases: dict[str, float] = {}
     two_cpus = options.pin and len(os.sched_getaffinity(0)) >= 2
     server_cpu, client_cpu = (1, 0) if two_cpus else (None, None)
 
-    report: dict[str, Any] = {"meta": _meta(options)}
+    report: dict[str, Any] = {"meta": _meta(options, floor, revision)}
     report["clients"] = {
-        s.name: {"label": s.label, "available": s.session is not None, "note": s.unavailable}
+        s.name: {
+            "label": s.label,
+            "available": s.session is not None,
+            "note": s.unavailable,
+            "revision": s.revision.name if s.revision else None,
+        }
         for s in specs
     }
     with ServerProcess(cpu=server_cpu) as base:
         phase = time.perf_counter()
-        cpu = asyncio.run(measure_cpu(specs, scenarios, base, runs=options.runs))
+        cpu = asyncio.run(measure_cpu(specs, scenarios, base, runs=options.runs, cpu=client_cpu))
         phases["cpu"] = time.perf_counter() - phase
-        report["cpu"] = cpu_table(cpu, specs)
+        report["cpu"] = cpu_table(cpu, specs, floor.name)
+        report["after_before"] = after_before(report["cpu"], specs)
         report["mismatches"] = cpu.to_json()["mismatches"]
         report["cpu_samples_seconds"] = cpu.cpu_seconds
 
         if options.imports:
             phase = time.perf_counter()
-            # providers.chat_completions.client: what the first client adds (httpx, asyncio), shown beside the
-            # target's `import providers`, which loads the HTTP stack only on first use.
+            # providers.chat_completions.client: what the first client adds (httpx, asyncio),
+            # beside the target's `import providers`, which loads the HTTP stack on first use.
             modules = ["providers", "providers.chat_completions.client", "httpx"]
             modules += ["openai"] if registry["openai"].session else []
             report["imports"] = measure_import(
@@ -104,24 +141,19 @@ def run_suite(options: Options) -> tuple[dict[str, Any], int]:
         report["concurrency"] = {}
         if options.concurrency:
             phase = time.perf_counter()
-            scenario = Scenario("vllm", "text", options.stream_n)
-            runnable = [spec for spec in specs if spec.session is not None]
-            samples: dict[str, list[dict[str, Any]]] = {spec.name: [] for spec in runnable}
-            for _ in range(options.concurrency_runs):  # clients interleaved, as for CPU
-                for spec in runnable:
-                    samples[spec.name].append(
-                        measure_in_subprocess(
-                            spec.name, base, scenario, options.streams, cpu=client_cpu
-                        )
-                    )
-            report["concurrency"] = {name: median_run(runs) for name, runs in samples.items()}
+            report["concurrency"] = _concurrency(options, specs, base, client_cpu)
             phases["concurrency"] = time.perf_counter() - phase
 
     report["text_parser"] = _text_parser(options) if options.text_parser else {"skipped": "off"}
     judged = [s.name for s in specs if s.name in ("full", "oaicompat") and s.session is not None]
     reported = [s.name for s in specs if s.name == "full_retry" and s.session is not None]
     targets = evaluate_targets(
-        report["cpu"], report.get("imports"), report["concurrency"], judged, reported
+        report["cpu"],
+        report.get("imports"),
+        report["concurrency"],
+        judged,
+        reported,
+        floor=floor.name,
     )
     report["targets"] = [t.to_json() for t in targets]
     phases["total"] = time.perf_counter() - started
@@ -141,17 +173,31 @@ def run_suite(options: Options) -> tuple[dict[str, Any], int]:
     return report, 1 if failed else 0
 
 
-def _meta(options: Options) -> dict[str, Any]:
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=_HERE,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = None
+def _concurrency(
+    options: Options, specs: list[ClientSpec], base: str, cpu: int | None
+) -> dict[str, Any]:
+    """Every runnable client ``concurrency_runs`` times, each run a fresh process, the clients
+    interleaved as for CPU; the median run stands for each client."""
+    scenario = Scenario("vllm", "text", options.stream_n)
+    runnable = [spec for spec in specs if spec.session is not None]
+    samples: dict[str, list[dict[str, Any]]] = {spec.name: [] for spec in runnable}
+    for _ in range(options.concurrency_runs):
+        for spec in runnable:
+            samples[spec.name].append(
+                measure_in_subprocess(spec, base, scenario, options.streams, cpu=cpu)
+            )
+    return {name: median_run(runs) for name, runs in samples.items()}
+
+
+def _meta(options: Options, floor: ClientSpec, revision: Revision | None) -> dict[str, Any]:
+    current = current_revision()
+    revisions: dict[str, Any] = {"current": current}
+    if revision is not None:
+        revisions["baseline"] = {
+            "name": revision.name,
+            "commit": revision.commit,
+            "describe": revision.describe,
+        }
     return {
         "n": options.n,
         "runs": options.runs,
@@ -162,7 +208,9 @@ def _meta(options: Options) -> dict[str, Any]:
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
-        "commit": commit,
+        "commit": current["commit"][:7] if current["commit"] else None,
+        "revisions": revisions,
+        "floor": {"name": floor.name, "label": floor.label},
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "load_average_start": round(os.getloadavg()[0], 2),
     }

@@ -9,23 +9,34 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmarks.clients import ClientSpec, StreamFn, default_clients
-from benchmarks.concurrency import median_run, run_streams
+from benchmarks.baseline import BaselineError, checkout, use_tree
+from benchmarks.clients import (
+    FLOORS,
+    OUR_CLIENTS,
+    REFERENCE_FLOOR,
+    ClientSpec,
+    Revision,
+    StreamFn,
+    default_clients,
+    reference_floor,
+)
+from benchmarks.concurrency import measure_in_subprocess, median_run, run_streams
 from benchmarks.cpu import describe_mismatch, measure_cpu
-from benchmarks.report import cpu_table, evaluate_targets, render
-from benchmarks.scenarios import BACKENDS, KINDS, Outcome, Scenario, generate
+from benchmarks.remote import RemoteClients
+from benchmarks.report import after_before, cpu_table, evaluate_targets, render
+from benchmarks.scenarios import BACKENDS, KINDS, Outcome, Scenario, generate, grid
 from benchmarks.sse_server import ServerProcess, encode_response
-from benchmarks.suite import Options, run_suite
+from benchmarks.suite import Options, run_suite, select_clients
 
 N = 50
-SCENARIOS = [Scenario(backend, kind, N) for kind in KINDS for backend in BACKENDS]
+SCENARIOS = grid(BACKENDS, KINDS, N)
 TRANSCRIPTS = Path(__file__).resolve().parents[2] / "transcripts"
 
 
@@ -81,6 +92,46 @@ def test_generated_chunks_have_the_captured_shapes(scenario: Scenario, capture: 
     assert generated[-1] == b"data: [DONE]\n\n"
 
 
+@pytest.mark.parametrize(
+    ("scenario", "capture"),
+    [
+        (Scenario("sglang-tools", "text", N), "captured--qwen3-qwen25--stream-text-then-tool-call"),
+        (
+            Scenario("sglang-tools", "reasoning", N),
+            "captured--qwen3-qwen25--stream-reasoning-then-tool-call",
+        ),
+    ],
+    ids=lambda value: value.id if isinstance(value, Scenario) else "",
+)
+def test_sglang_with_tools_in_the_request_has_the_tool_parser_shape(
+    scenario: Scenario, capture: str
+) -> None:
+    """Every content delta lists role, content and reasoning_content, and its chunk carries
+    ``"usage": null``; the captures' tool-call deltas are ``sglang/tools``'s."""
+    path = TRANSCRIPTS / "sglang" / f"{capture}.sse"
+    if not path.exists():
+        pytest.skip(f"{capture} is not in this checkout")
+    captured = _shapes(path.read_bytes().replace(b"\r\n", b"\n").split(b"\n\n"))
+    tool_deltas = {shape for shape in captured if "tool_calls" in shape[2]}
+    generated = _shapes(generate(scenario).events)
+    assert generated == captured - tool_deltas
+    with_usage = ("id", "object", "created", "model", "choices", "usage")
+    assert (with_usage, ("role", "content", "reasoning_content")) in {
+        (chunk, delta) for chunk, _, delta in generated
+    }
+    assert tool_deltas <= _shapes(generate(Scenario("sglang", "tools", N)).events)
+    assert Scenario.parse(scenario.id) == scenario and scenario.profile == "sglang"
+
+
+def test_a_shape_streams_only_its_kinds() -> None:
+    assert "sglang-tools/tools-50" not in {s.id for s in SCENARIOS}
+    assert len(SCENARIOS) == len(BACKENDS) * len(KINDS) - 2
+    with pytest.raises(ValueError, match="not a scenario id"):
+        Scenario.parse("sglang-tools/tools-50")
+    with pytest.raises(ValueError, match="does not stream"):
+        generate(Scenario("sglang-tools", "text-tool-call-in-content", N))
+
+
 def test_generation_is_deterministic_and_sized() -> None:
     for scenario in SCENARIOS:
         first, second = generate(scenario), generate(scenario)
@@ -123,10 +174,12 @@ def test_mismatch_descriptions() -> None:
 
 async def test_every_client_agrees_on_every_scenario(server: str) -> None:
     specs = runnable()
-    assert [spec.name for spec in specs][:2] == ["floor", "oaicompat"]
+    names = [spec.name for spec in specs]
+    floors = [name for name in FLOORS if name in names]  # orjson is a `bench` extra
+    assert names[: len(floors) + 1] == [*floors, "oaicompat"] and "floor_stdlib" in floors
     result = await measure_cpu(specs, SCENARIOS, server, runs=1)
     assert result.mismatches == []
-    table = cpu_table(result, specs)
+    table = cpu_table(result, specs, reference_floor(specs).name)
     assert set(table) == {s.id for s in SCENARIOS}
     for row in table.values():
         assert all(row[spec.name]["us_per_chunk"] > 0 for spec in specs)
@@ -151,10 +204,10 @@ def _wrong(spec: ClientSpec) -> ClientSpec:
 
 
 async def test_a_wrong_client_is_detected(server: str) -> None:
-    specs = default_clients()
-    wrong = _wrong(specs["floor"])
-    scenarios = [Scenario("vllm", "text", N), Scenario("sglang", "reasoning", N)]
-    result = await measure_cpu([specs["floor"], wrong], scenarios, server, runs=1, warmup=False)
+    floor = default_clients()["floor_stdlib"]
+    wrong = _wrong(floor)
+    scenarios = [Scenario("vllm", "text", N), Scenario("sglang-tools", "reasoning", N)]
+    result = await measure_cpu([floor, wrong], scenarios, server, runs=1, warmup=False)
     assert {(m.client, m.scenario) for m in result.mismatches} == {
         ("wrong", s.id) for s in scenarios
     }
@@ -163,7 +216,7 @@ async def test_a_wrong_client_is_detected(server: str) -> None:
 
 async def test_recovering_client_is_held_to_the_recovered_outcome(server: str) -> None:
     """A client claiming to recover text tool calls but not doing it fails that scenario."""
-    floor = default_clients()["floor"]
+    floor = default_clients()["floor_stdlib"]
     pretender = replace(floor, name="pretender", recovers_text_tool_calls=True)
     scenarios = [Scenario("vllm", "text", N), Scenario("vllm", "text-tool-call-in-content", N)]
     result = await measure_cpu([floor, pretender], scenarios, server, runs=1, warmup=False)
@@ -194,13 +247,16 @@ def test_the_median_run_stands_for_a_client_unless_one_failed() -> None:
     assert median_run(crashed)["errors"] == ["exit 1"]
 
 
+_FLOOR_CELL = {"us_per_chunk": 1.0, "ratio_to_floor": 1.0}
+
+
 def test_targets_and_rendering_without_timing_claims() -> None:
     table = {
-        "vllm/text-10": {"events": 14, "floor": {"us_per_chunk": 1.0, "ratio_to_floor": 1.0},
+        "vllm/text-10": {"events": 14, REFERENCE_FLOOR: _FLOOR_CELL,
                          "oaicompat": {"us_per_chunk": 2.0, "ratio_to_floor": 2.0}},
     }  # fmt: skip
     concurrency = {
-        "floor": {"streams": 2, "completed": 2, "peak_rss_growth_kib": 100},
+        REFERENCE_FLOOR: {"streams": 2, "completed": 2, "peak_rss_growth_kib": 100},
         "oaicompat": {"streams": 2, "completed": 1, "peak_rss_growth_kib": 50},
     }
     imports = {"providers": {"cached_ms": 10.0}}
@@ -215,7 +271,7 @@ def test_targets_and_rendering_without_timing_claims() -> None:
 
 def test_a_reported_client_is_judged_against_the_same_limits_but_marked() -> None:
     table = {
-        "vllm/text-10": {"events": 14, "floor": {"us_per_chunk": 1.0, "ratio_to_floor": 1.0},
+        "vllm/text-10": {"events": 14, REFERENCE_FLOOR: _FLOOR_CELL,
                          "full": {"us_per_chunk": 1.2, "ratio_to_floor": 1.2},
                          "full_retry": {"us_per_chunk": 1.8, "ratio_to_floor": 1.8}},
     }  # fmt: skip
@@ -238,7 +294,7 @@ def test_the_suite_runs_end_to_end_and_fails_on_a_wrong_client(
         runs=1,
         kinds=["text", "tools"],
         backends=["llamacpp"],
-        clients=["floor", "oaicompat"],
+        clients=["oaicompat"],
         streams=5,
         stream_n=10,
         concurrency_runs=2,
@@ -251,7 +307,9 @@ def test_the_suite_runs_end_to_end_and_fails_on_a_wrong_client(
     assert code == 0 and report["mismatches"] == []
     assert json.loads((tmp_path / "run.json").read_text())["meta"]["n"] == 30
     assert len(report["concurrency"]["oaicompat"]["peak_rss_growth_samples_kib"]) == 2
-    assert "Targets (issue 9)" in render(report, runnable()[:2], [])
+    assert "floor_stdlib" in report["cpu"]["llamacpp/text-30"]  # the floors are always measured
+    assert report["after_before"] == {}
+    assert "Targets (issue 9;" in render(report, runnable()[:2], [])
 
     real = default_clients
 
@@ -264,3 +322,89 @@ def test_the_suite_runs_end_to_end_and_fails_on_a_wrong_client(
     options.concurrency = False
     report, code = run_suite(options)
     assert code == 1 and report["mismatches"]
+
+
+# ---- --baseline: another revision's library, in the same run ------------------------------------
+
+
+def test_each_baseline_twin_follows_its_client() -> None:
+    registry = default_clients()
+    revision = Revision("abc1234", "a" * 40, "abc1234", Path("/nonexistent"))
+    names = [spec.name for spec in select_clients(registry, ["full"], revision)]
+    floors = [name for name in FLOORS if registry[name].session is not None]
+    assert names[-2:] == ["full", "full@abc1234"]
+    assert names[: len(FLOORS)] == list(FLOORS)  # both floors, whatever was chosen
+    everything = select_clients(registry, None, revision)
+    twins = [spec for spec in everything if spec.revision is not None]
+    assert [spec.registry_name for spec in twins] == list(OUR_CLIENTS)
+    assert all(spec.label.endswith(" @abc1234") for spec in twins)
+    assert reference_floor(everything).name == floors[0]
+
+
+def test_the_stdlib_floor_stands_in_without_orjson() -> None:
+    registry = default_clients()
+    registry[REFERENCE_FLOOR] = replace(registry[REFERENCE_FLOOR], session=None)
+    assert reference_floor(registry.values()).name == "floor_stdlib"
+
+
+def test_after_before_divides_each_client_by_its_baseline_row() -> None:
+    revision = Revision("old", "b" * 40, "old", Path("/nonexistent"))
+    client = default_clients()["oaicompat"]
+    specs = [client, client.at(revision)]
+    medians = {
+        "vllm/text-10": (3.0, 4.0),
+        "sglang/text-10": (1.0, 2.0),
+        "vllm/tools-10": (5.0, 5.0),
+    }
+    table = {
+        scenario_id: {"oaicompat": {"us_per_chunk": now}, "oaicompat@old": {"us_per_chunk": old}}
+        for scenario_id, (now, old) in medians.items()
+    }
+    ratios = after_before(table, specs)["oaicompat"]
+    assert ratios["scenarios"] == {
+        "vllm/text-10": 0.75,
+        "sglang/text-10": 0.5,
+        "vllm/tools-10": 1.0,
+    }
+    assert ratios["pooled"] == {"text": round(4 / 6, 3), "tools": 1.0}
+    assert ratios["baseline"] == "oaicompat@old" and ratios["revision"] == "old"
+
+
+def test_an_unknown_baseline_is_a_usage_error() -> None:
+    with pytest.raises(BaselineError, match="not a commit"), checkout("no-such-revision-xyz"):
+        pass
+
+
+def test_a_measuring_process_refuses_a_library_it_already_imported() -> None:
+    import providers
+
+    assert providers.__file__
+    with pytest.raises(RuntimeError, match="before the baseline tree"):
+        use_tree("/nonexistent")
+
+
+async def test_a_baseline_revision_is_measured_from_its_own_tree(server: str) -> None:
+    """HEAD extracted aside: the child imports that copy, and its rows pass the same checks."""
+    with ExitStack() as stack:
+        try:
+            revision = stack.enter_context(checkout("HEAD"))
+        except BaselineError:
+            pytest.skip("not a git checkout")
+        registry = default_clients()
+        scenario = Scenario("sglang-tools", "text", N)
+        async with RemoteClients(revision, ["oaicompat"], server) as remote:
+            assert Path(remote.providers_file).is_relative_to(revision.tree)
+            cpu, wall, mismatch = await remote.stream("oaicompat", scenario)
+            assert mismatch is None and cpu > 0 and wall > 0
+        specs = [
+            registry["floor_stdlib"],
+            registry["oaicompat"],
+            registry["oaicompat"].at(revision),
+            registry["full"].at(revision),
+        ]
+        scenarios = [scenario, Scenario("vllm", "text-tool-call-in-content", N)]
+        result = await measure_cpu(specs, scenarios, server, runs=1)
+        assert result.mismatches == []
+        assert all(result.cpu_seconds["full@HEAD"][s.id] for s in scenarios)
+        run = measure_in_subprocess(specs[2], server, Scenario("vllm", "text", 10), streams=5)
+        assert run["client"] == "oaicompat@HEAD" and run["completed"] == 5, run

@@ -69,6 +69,8 @@ if _TYPE_CHECKING:
     )
     from providers.transport.endpoint import Endpoint
     from providers.transport.sse import ServerSentEvent, SseDecoder
+    from telemetry.otel import OpenTelemetryChatClient
+    from telemetry.telemetry_client import TelemetryChatClient
 
 # What costs cold-import time loads on first use: the HTTP client (httpx and asyncio, about two
 # thirds of it), tenacity and structlog for retry, the parser registry for recovery. The chat
@@ -94,6 +96,8 @@ _LAZY: dict[str, str] = {
     "RetryPolicy": "providers.layers.retry",
     "RetryingChatClient": "providers.layers.retry",
     "TextRecoveryChatClient": "providers.layers.text_recovery",
+    "OpenTelemetryChatClient": "telemetry.otel",
+    "TelemetryChatClient": "telemetry.telemetry_client",
     "ConversationMode": "providers.responses",
     "OpenAiCompatibleResponsesClient": "providers.responses",
     "ResponsesEventNormalizer": "providers.responses",
@@ -137,6 +141,7 @@ __all__ = [
     "OaicompatConfig",
     "OpenAiCompatibleChatClient",
     "OpenAiCompatibleResponsesClient",
+    "OpenTelemetryChatClient",
     "PermissionDeniedError",
     "ProviderConnectionError",
     "ProviderError",
@@ -149,6 +154,7 @@ __all__ = [
     "ServerSentEvent",
     "SseDecoder",
     "StreamInterruptedError",
+    "TelemetryChatClient",
     "TextContent",
     "TextReasoningContent",
     "TextRecoveryChatClient",

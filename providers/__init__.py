@@ -36,9 +36,11 @@ from providers.abstractions.errors import (
     ProviderError,
     ProviderTimeoutError,
     RateLimitError,
+    ResponseTooLargeError,
     ServerError,
     StreamInterruptedError,
 )
+from providers.abstractions.limits import Limits
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
 from providers.abstractions.options import (
@@ -137,6 +139,7 @@ __all__ = [
     "FunctionResultContent",
     "InvalidRequestError",
     "InvalidResponseError",
+    "Limits",
     "ModelNotFoundError",
     "OaicompatConfig",
     "OpenAiCompatibleChatClient",
@@ -147,6 +150,7 @@ __all__ = [
     "ProviderError",
     "ProviderTimeoutError",
     "RateLimitError",
+    "ResponseTooLargeError",
     "ResponsesEventNormalizer",
     "RetryPolicy",
     "RetryingChatClient",

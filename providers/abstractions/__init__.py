@@ -40,9 +40,11 @@ from providers.abstractions.errors import (
     ProviderError,
     ProviderTimeoutError,
     RateLimitError,
+    ResponseTooLargeError,
     ServerError,
     StreamInterruptedError,
 )
+from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
 from providers.abstractions.options import (
@@ -54,6 +56,7 @@ from providers.abstractions.options import (
 from providers.abstractions.parsed_text import ParsedText
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "AIContent",
     "ApiStatusError",
     "AuthenticationError",
@@ -78,6 +81,7 @@ __all__ = [
     "FunctionResultContent",
     "InvalidRequestError",
     "InvalidResponseError",
+    "Limits",
     "ModelNotFoundError",
     "ParsedText",
     "PermissionDeniedError",
@@ -85,6 +89,7 @@ __all__ = [
     "ProviderError",
     "ProviderTimeoutError",
     "RateLimitError",
+    "ResponseTooLargeError",
     "ServerError",
     "StreamInterruptedError",
     "TextContent",

@@ -13,7 +13,8 @@ Branches follow what the caller does next::
     │                                without finish or [DONE]); partial kept; retryable only
     │                                while no output has reached the caller
     ├── InvalidResponseError         protocol: the server answered something that is not the
-    │                                protocol (a non-JSON event, a body without choices)
+    │   │                            protocol (a non-JSON event, a body without choices)
+    │   └── ResponseTooLargeError    past one of the client's Limits (limit: which one)
     ├── ContextLengthExceededError   the prompt does not fit: terminal whatever the status;
     │                                prompt_tokens, context_window when the server said them
     └── ApiStatusError               an HTTP error status (or an error event in a stream);
@@ -58,6 +59,7 @@ __all__ = [
     "ProviderError",
     "ProviderTimeoutError",
     "RateLimitError",
+    "ResponseTooLargeError",
     "ServerError",
     "StreamInterruptedError",
     "TimeoutPhase",
@@ -175,6 +177,15 @@ class InvalidResponseError(ProviderError):
 
     def _default_user_message(self) -> str:
         return "The model server sent an answer this client cannot read."
+
+
+class ResponseTooLargeError(InvalidResponseError):
+    """What the server sent passed one of the client's ``Limits`` (``limit`` names the field):
+    a line, a body, a tool call or held text larger than any healthy server sends."""
+
+    def __init__(self, message: str, *, limit: str, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.limit = limit
 
 
 class ContextLengthExceededError(ProviderError):

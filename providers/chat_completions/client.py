@@ -2,10 +2,11 @@
 servers.
 
 The streamed path is a straight pipe — httpx bytes → ``SseDecoder`` → JSON → ``ChunkNormalizer``
-→ updates — with no stage reaching back. Whatever goes wrong, the caller gets a typed
-``ProviderError`` whose ``partial_response`` holds everything received before it; httpx exceptions
-become ``ProviderError``s in one place (``providers.transport.error_mapping``); the time budgets are
-``providers.transport.timeouts``; what a stream has received so far is ``providers.chat_completions.stream_state``.
+→ updates — in one async generator, which the layers above iterate as they would any other.
+Whatever goes wrong, the caller gets a typed ``ProviderError`` whose ``partial_response`` holds
+everything received before it; httpx exceptions become ``ProviderError``s in one place
+(``providers.transport.error_mapping``); the time budgets are ``providers.transport.timeouts``;
+what a stream has received so far is ``providers.chat_completions.stream_state``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
@@ -28,6 +29,7 @@ from providers.abstractions.errors import (
 )
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.properties import set_property
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.http_client_base import (
     DEFAULT_TIMEOUT,
@@ -40,19 +42,15 @@ from providers.chat_completions.request import build_chat_request
 from providers.chat_completions.stream_state import (
     TRANSPORT_TIMESTAMPS,
     StreamState,
-    add_property,
     drain,
     loads,
     scan,
 )
 from providers.transport.endpoint import Endpoint
 from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.output_watch import report_output_progress
 from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
-from providers.transport.update_stream import StreamStages, UpdateStream
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient", "Timeouts"]
 
@@ -117,6 +115,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         """Opt-in checks before a request: the model id against ``/v1/models`` (once), and
         ``max_output_tokens`` clamped to what the context leaves (SGLang rejects more)."""
         if self._validate_model:
+            # deferred: capabilities loads pydantic (+340 ms at import), for an opt-in check
             from capabilities import wait_until_ready
 
             await wait_until_ready(self._http, self.endpoint, headers=self._headers)
@@ -127,6 +126,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             self._validate_model = False
             self._needs_preparing = self._clamp_max_tokens
         if self._clamp_max_tokens and options is not None and options.max_output_tokens:
+            # deferred: capabilities loads pydantic (+340 ms at import), for an opt-in check
             from capabilities import clamp_max_output_tokens, estimate_prompt_tokens
 
             caps = await self.get_capabilities()
@@ -148,6 +148,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         the closest match in its message (vLLM answers 404, SGLang 400)."""
         backend = self.profile.name
         if status in (400, 404) and self.model_id:
+            # deferred: capabilities loads pydantic (+340 ms at import), for an error answer
             from capabilities import model_not_found_error
 
             cached = self._resolver.cached(self.model_id) if self._resolver else None
@@ -233,17 +234,16 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
         return result
 
-    def get_streaming_response(
+    async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
-    ) -> UpdateStream:
-        """The answer as it arrives. The layers above add their per-update work to the returned
-        stream as stages (``providers.transport.update_stream``), which run in this client's generator."""
-        stages = StreamStages()
-        return UpdateStream(self._stream(messages, options, stages), stages)
-
-    async def _stream(
-        self, messages: ChatInput, options: ChatOptions | None, stages: StreamStages
     ) -> AsyncIterator[ChatResponseUpdate]:
+        """The answer as it arrives: a plain async generator, which the layers above iterate.
+
+        Hot path: every chunk of every stream runs the loop below, so it stays one function,
+        with the per-chunk steps inline and no per-update work that only some callers need.
+        Closing the generator (a caller's ``break`` reaching it through the layers'
+        ``finally``) closes the HTTP response at once.
+        """
         watch: Watchdog | None = None
         try:
             if self._needs_preparing:
@@ -260,7 +260,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                 extensions=self._request_extensions,
             )
             state = StreamState(self.profile.name)
-            stages.progress = state
+            report_output_progress(state)  # (to a retry or failover reading the head, if any)
             sent = time.monotonic()
             watch = Watchdog(self.timeouts, state, state.backend, sent)
             try:  # (the error mapping is made only if something fails: nothing per waiting stream)
@@ -311,14 +311,10 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                                 if update.finish_reason is not None:
                                     state.finished = True
                                 if unstamped:
-                                    add_property(update, TRANSPORT_TIMESTAMPS, stamps)
+                                    set_property(update, TRANSPORT_TIMESTAMPS, stamps)
                                     state.stamps = None
                                     unstamped = False
                                 add(update)
-                                updating = stages.updating  # (stages may come after the start)
-                                if updating:
-                                    for stage in updating:
-                                        stage.on_update(update)
                                 yield update
                         if state.done:
                             break
@@ -331,21 +327,16 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                         await drain(chunks)
                     else:
                         for update in state.consume(decoder.finish_data()):
-                            yield stages.apply(update)
+                            yield update
                 finally:
                     await response.aclose()
                 for update in state.end():
-                    yield stages.apply(update)
+                    yield update
             except BaseException as exc:
                 error = self._error_mapping(state, watch).mapped(exc)
                 if error is None or error is exc:
                     raise
                 raise error from exc
-            for update in stages.end():
-                yield update
-        except BaseException as exc:
-            stages.fail(exc)
-            raise
         finally:
             if watch is not None:
                 watch.close()

@@ -25,6 +25,7 @@ from providers import (
     TextRecoveryChatClient,
 )
 from providers.abstractions.properties import RETRY_ATTEMPTS
+from providers.layers.fallback import FallbackChatClient
 from providers.layers.stream_head import HELD_OUTPUT_LIMIT, read_head
 from providers.transport.output_watch import _WATCH, OutputWatch, report_output_progress
 from telemetry import REQUEST_TIMINGS, TelemetryChatClient
@@ -255,6 +256,29 @@ async def test_a_long_tool_call_block_in_text_ends_the_head_though_recovery_hold
             updates.append(update)
     assert len(sent) == 1
     assert raised.value.retry_attempts == 0
+    assert len(updates) > HELD_OUTPUT_LIMIT
+
+
+async def test_failover_around_retry_stops_holding_a_long_call_too() -> None:
+    """The wire client's report reaches both heads being read: failover's around retry's."""
+    sent: list[int] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(1)
+        body = _tool_call_sse(200, complete=False)
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    wire = OpenAiCompatibleChatClient("http://llm.test/v1", "m", backend="vllm", http_client=http)
+    main = RetryingChatClient(TextRecoveryChatClient(wire), RetryPolicy(), sleep=_no_wait)
+    fallback = ScriptedClient([role(), text("from the fallback")])
+    client = FallbackChatClient(main, fallback)
+    updates: list[ChatResponseUpdate] = []
+    with pytest.raises(StreamInterruptedError):
+        async for update in client.get_streaming_response("hi"):
+            updates.append(update)
+    assert len(sent) == 1
+    assert fallback.calls == []
     assert len(updates) > HELD_OUTPUT_LIMIT
 
 

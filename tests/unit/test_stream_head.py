@@ -8,7 +8,7 @@ a caller: updates in order, tails passing the outer layers, early close reaching
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import httpx
@@ -34,7 +34,7 @@ from tests.unit.scripted_client import ScriptedClient, keepalive, role, text
 
 async def _updates(
     *pieces: ChatResponseUpdate | BaseException,
-) -> AsyncIterator[ChatResponseUpdate]:
+) -> AsyncGenerator[ChatResponseUpdate, None]:
     for piece in pieces:
         if isinstance(piece, BaseException):
             raise piece

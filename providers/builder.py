@@ -5,12 +5,12 @@ subclass that overrides only what it changes. ``ChatClientBuilder(inner).use(...
 the first ``use`` the outermost layer, as MEAI's builder does, so reading the builder top to
 bottom follows a request from the caller inwards.
 
-On a stream, a layer whose work is per update (text recovery, telemetry, the retry layer once
-output has started) does not wrap the stream in a generator of its own: it adds a
-``StreamStage`` to the ``UpdateStream`` it got from below and returns that same stream
-(``providers.transport.update_stream``). Every layer still sees the updates in pipeline order; the stream
-simply stops paying one generator level per layer. A client of the caller's own that returns a
-plain async iterator still composes: the first layer above it puts one stream over it.
+On a stream, each layer is an async generator over the stream of the layer inside it, as MEAI's
+layers are async iterators over theirs: an update goes from the wire client's SSE loop through
+each layer's ``async for`` to the caller's, in call order, and a reader can follow it there. A
+caller's ``break`` closes the layers from the outside in (each closes its inner stream in
+``finally``), down to the HTTP response. A client of the caller's own that returns any async
+iterator composes the same way.
 """
 
 from __future__ import annotations

@@ -20,10 +20,9 @@ import structlog
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.delegating import DelegatingChatClient
+from providers.abstractions.delegating import DelegatingChatClient, close_stream
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile
-from providers.transport.update_stream import StreamStage, as_update_stream
 from telemetry import events
 from telemetry.extractors import TimingsExtractor, extractor_for
 from telemetry.recorder import RequestRecord, RequestRecorder, RequestStatus
@@ -89,19 +88,15 @@ class ObservingChatClient(DelegatingChatClient):
     # Lifecycle ------------------------------------------------------------------------------
 
     def _recorder(self, options: ChatOptions | None, streamed: bool) -> RequestRecorder:
-        return RequestRecorder(**self._recording(options, streamed))
-
-    def _recording(self, options: ChatOptions | None, streamed: bool) -> dict[str, Any]:
-        """A ``RequestRecorder``'s arguments for one request."""
+        """A ``RequestRecorder`` for one request, counting from now."""
         model = options.model_id if options is not None else None
-        return {
-            "backend": self.backend,
-            "extractor": self.extractor,
-            "clock": self._clock,
-            "streamed": streamed,
-            "request_model": model or _find(self.inner, "model_id"),
-            "deferred": streamed,
-        }
+        return RequestRecorder(
+            backend=self.backend,
+            extractor=self.extractor,
+            clock=self._clock,
+            streamed=streamed,
+            request_model=model or _find(self.inner, "model_id"),
+        )
 
     def _finish(
         self,
@@ -139,54 +134,36 @@ class ObservingChatClient(DelegatingChatClient):
         finally:
             self._finish(state, recorder, status, error, response)
 
-    def get_streaming_response(
+    async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        stream = as_update_stream(self.inner.get_streaming_response(messages, options))
-        return stream.add_stage(_ObservingStage(self, options))
-
-
-class _ObservingStage(RequestRecorder, StreamStage):
-    """One streamed request's record, kept as its updates pass (``providers.transport.update_stream``).
-
-    The stage is its own recorder, and the recorder's ``observe`` is its ``on_update``: one
-    object per stream, not two (every stream waiting for its server holds it), and no call level
-    between the stream and the recorder.
-    """
-
-    __slots__ = ("_client", "_options", "_reported", "_state")
-
-    on_update = RequestRecorder.observe
-
-    def __init__(self, client: ObservingChatClient, options: ChatOptions | None) -> None:
-        super().__init__(**client._recording(options, streamed=True))
-        self._client = client
-        self._options = options
-        self._reported = False
-        self._state: Any = None
-
-    def on_start(self) -> AbstractContextManager[Any] | None:
-        # The caller's first `anext`, i.e. when the request is really sent.
-        self.start()
-        client = self._client
-        self._state = client._start(self, self._options)
-        context = client._active(self._state)
-        # None when there is nothing to enter: the stream then needs no coroutine around its
-        # first update (`UpdateStream`), which 200 waiting streams would each hold.
-        return None if context is _NO_CONTEXT else context
-
-    def on_end(self) -> tuple[()]:
-        self._report("ok", None)
-        return ()
-
-    def on_failure(self, error: BaseException) -> None:
-        # GeneratorExit (the caller stopped early) and CancelledError leave "cancelled".
-        if isinstance(error, Exception):
-            self._report("error", error)
-        else:
-            self._report("cancelled", None)
-
-    def _report(self, status: RequestStatus, error: BaseException | None) -> None:
-        if not self._reported:
-            self._reported = True
-            self._client._finish(self._state, self, status, error, self.last)
+        # The body runs on the caller's first `anext`, i.e. when the request is really sent.
+        recorder = self._recorder(options, streamed=True)
+        state = self._start(recorder, options)
+        status: RequestStatus = "cancelled"  # GeneratorExit (the caller stopped early) and
+        error: BaseException | None = None  # CancelledError leave it so
+        stream: AsyncIterator[ChatResponseUpdate] | None = None
+        try:
+            stream = self.inner.get_streaming_response(messages, options)
+            observe = recorder.observe
+            context = self._active(state)
+            if context is not _NO_CONTEXT:
+                # Current while the request is sent and its first update awaited (an httpx
+                # span nests under it), never across a yield into the caller's code.
+                with context:
+                    first = await anext(stream, None)
+                if first is not None:
+                    observe(first)
+                    yield first
+            async for update in stream:
+                observe(update)
+                yield update
+            status = "ok"
+        except Exception as exc:
+            status, error = "error", exc
+            raise
+        finally:
+            try:
+                await close_stream(stream)
+            finally:
+                self._finish(state, recorder, status, error, recorder.last)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from providers.abstractions import properties
 from providers.abstractions.contents import UsageDetails
 from providers.abstractions.errors import ProviderError
 from telemetry.recorder import RequestRecord
@@ -65,7 +66,8 @@ USAGE: Final = "usage"
 ``total_tokens``, ``cached_input_tokens``, ``reasoning_tokens``; ``None`` = not reported."""
 TIMINGS: Final = "timings"
 """``RequestTimings.to_dict()``: names end in ``_server`` or ``_client``."""
-RETRY_ATTEMPTS: Final = "retry_attempts"
+RETRY_ATTEMPTS: Final = properties.RETRY_ATTEMPTS
+"""The same name as the ``additional_properties`` key the retry layer writes."""
 ERROR_TYPE: Final = "error_type"
 """The exception's class name (``RateLimitError``)."""
 HTTP_STATUS: Final = "http_status"

@@ -93,6 +93,7 @@ class OpenTelemetryChatClient(ObservingChatClient):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         try:
+            # deferred: the `otel` extra, needed only once such a client is made
             from opentelemetry import metrics, trace
         except ImportError as exc:  # pragma: no cover - exercised without the extra
             raise ImportError(OTEL_MISSING) from exc

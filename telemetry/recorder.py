@@ -21,7 +21,7 @@ from providers.abstractions.contents import (
     UsageContent,
     UsageDetails,
 )
-from providers.abstractions.properties import TRANSPORT_TIMESTAMPS
+from providers.abstractions.properties import RETRY_ATTEMPTS, TRANSPORT_TIMESTAMPS
 from telemetry.extractors import TimingsExtractor
 from telemetry.timings import ClientTimings, RequestTimings
 
@@ -32,10 +32,10 @@ __all__ = [
     "RequestStatus",
 ]
 
-RETRY_ATTEMPTS_PROPERTY: Final = "retry_attempts"
+RETRY_ATTEMPTS_PROPERTY: Final = RETRY_ATTEMPTS
 """``additional_properties`` key (on the response, or on any streamed update) where a retry layer
 inside the telemetry layer reports how many attempts were retried; on failure the same number is
-read from the exception's ``retry_attempts`` attribute."""
+read from the exception's ``retry_attempts`` attribute (``providers.abstractions.properties``)."""
 
 _SUBSTANTIVE = (TextContent, TextReasoningContent, FunctionCallContent)
 _SUBSTANTIVE_TYPES = frozenset(_SUBSTANTIVE)
@@ -93,14 +93,13 @@ class RequestRecorder:
         clock: Callable[[], float],
         streamed: bool,
         request_model: str | None = None,
-        deferred: bool = False,
     ) -> None:
         self.backend = backend
         self.streamed = streamed
         self.request_model = request_model
         self._extractor = extractor
         self._clock = clock
-        self._started = 0.0 if deferred else clock()  # (deferred: set by `start`)
+        self._started = clock()
         self._stamps: Mapping[str, Any] | None = None
         self._first_token: float | None = None
         self._last_token: float | None = None
@@ -113,11 +112,6 @@ class RequestRecorder:
         self._retry_attempts: int | None = None
         self.last: ChatResponseUpdate | None = None
         """The latest update observed (telemetry attaches the request's timings to it)."""
-
-    def start(self) -> None:
-        """Count the request from now (a ``deferred`` recorder): a stream is set up before its
-        first ``anext`` sends the request."""
-        self._started = self._clock()
 
     def observe(self, update: ChatResponseUpdate) -> None:
         """One streamed update: the hot path.

@@ -29,6 +29,7 @@ import structlog
 
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.properties import set_property
 from providers.backends import BackendProfile
 from telemetry._observing import ObservingChatClient
 from telemetry.cache import CacheReportHint
@@ -76,7 +77,7 @@ class TelemetryChatClient(ObservingChatClient):
     ) -> None:
         if record.status == "ok":
             if self._attach and target is not None:
-                _attach(target, record)
+                set_property(target, REQUEST_TIMINGS, record.timings)
             self.cache_hint.check(record.timings.server)
         name, fields = request_event(record)
         if record.status == "error":
@@ -85,11 +86,3 @@ class TelemetryChatClient(ObservingChatClient):
             self._logger.info(name, **fields)
         for observer in self._observers:
             observer(record)
-
-
-def _attach(target: ChatResponse | ChatResponseUpdate, record: RequestRecord) -> None:
-    props = target.additional_properties
-    if props is None:
-        target.additional_properties = {REQUEST_TIMINGS: record.timings}
-    else:
-        props[REQUEST_TIMINGS] = record.timings

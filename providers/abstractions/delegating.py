@@ -1,7 +1,9 @@
 """``DelegatingChatClient``: the base of every layer, as MEAI's ``DelegatingChatClient`` is.
 
 A cross-cutting concern (text recovery, retry, telemetry, failover) is one subclass that overrides
-only what it changes and forwards the rest to ``inner``.
+only what it changes and forwards the rest to ``inner``. A layer that works on a stream is an
+async generator over the inner one, and closes it in ``finally`` (``close_stream``): a caller's
+``break`` then reaches the wire client at once and releases its connection.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.options import ChatOptions
 
-__all__ = ["DelegatingChatClient"]
+__all__ = ["DelegatingChatClient", "close_stream"]
 
 
 class DelegatingChatClient:
@@ -45,3 +47,11 @@ class DelegatingChatClient:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+async def close_stream(stream: AsyncIterator[ChatResponseUpdate] | None) -> None:
+    """Close ``stream`` if it can be closed: an async generator can, a bare ``AsyncIterator``
+    (a caller's own client may return one) need not."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()

@@ -2,10 +2,11 @@
 servers.
 
 The streamed path is a straight pipe — httpx bytes → ``SseDecoder`` → JSON → ``ChunkNormalizer``
-→ updates — with no stage reaching back. Whatever goes wrong, the caller gets a typed
-``ProviderError`` whose ``partial_response`` holds everything received before it; httpx exceptions
-become ``ProviderError``s in one place (``providers.transport.error_mapping``); the time budgets are
-``providers.transport.timeouts``; what a stream has received so far is ``providers.chat_completions.stream_state``.
+→ updates — in one async generator, which the layers above iterate as they would any other.
+Whatever goes wrong, the caller gets a typed ``ProviderError`` whose ``partial_response`` holds
+everything received before it; httpx exceptions become ``ProviderError``s in one place
+(``providers.transport.error_mapping``); the time budgets are ``providers.transport.timeouts``;
+what a stream has received so far is ``providers.chat_completions.stream_state``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
@@ -25,7 +26,7 @@ from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdat
 from providers.abstractions.errors import InvalidResponseError, ProviderError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
-from providers.abstractions.properties import TRANSPORT_TIMESTAMPS
+from providers.abstractions.properties import TRANSPORT_TIMESTAMPS, set_property
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.http_client_base import (
     DEFAULT_TIMEOUT,
@@ -37,7 +38,6 @@ from providers.chat_completions.normalize import ChunkNormalizer
 from providers.chat_completions.request import build_chat_request
 from providers.chat_completions.stream_state import (
     StreamState,
-    add_property,
     drain,
     loads,
     scan,
@@ -45,13 +45,10 @@ from providers.chat_completions.stream_state import (
 from providers.transport.endpoint import Endpoint
 from providers.transport.error_classification import error_from_response
 from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.output_watch import report_output_progress
 from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
-from providers.transport.update_stream import StreamStages, UpdateStream
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient", "Timeouts"]
 
@@ -229,17 +226,16 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
         return result
 
-    def get_streaming_response(
+    async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
-    ) -> UpdateStream:
-        """The answer as it arrives. The layers above add their per-update work to the returned
-        stream as stages (``providers.transport.update_stream``), which run in this client's generator."""
-        stages = StreamStages()
-        return UpdateStream(self._stream(messages, options, stages), stages)
-
-    async def _stream(
-        self, messages: ChatInput, options: ChatOptions | None, stages: StreamStages
     ) -> AsyncIterator[ChatResponseUpdate]:
+        """The answer as it arrives: a plain async generator, which the layers above iterate.
+
+        Hot path: every chunk of every stream runs the loop below, so it stays one function,
+        with the per-chunk steps inline and no per-update work that only some callers need.
+        Closing the generator (a caller's ``break`` reaching it through the layers'
+        ``finally``) closes the HTTP response at once.
+        """
         watch: Watchdog | None = None
         try:
             if self._needs_preparing:
@@ -256,7 +252,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                 extensions=self._request_extensions,
             )
             state = StreamState(self.profile.name)
-            stages.progress = state
+            report_output_progress(state)  # (to a retry or failover reading the head, if any)
             sent = time.monotonic()
             watch = Watchdog(self.timeouts, state, state.backend, sent)
             try:  # (the error mapping is made only if something fails: nothing per waiting stream)
@@ -307,14 +303,10 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                                 if update.finish_reason is not None:
                                     state.finished = True
                                 if unstamped:
-                                    add_property(update, TRANSPORT_TIMESTAMPS, stamps)
+                                    set_property(update, TRANSPORT_TIMESTAMPS, stamps)
                                     state.stamps = None
                                     unstamped = False
                                 add(update)
-                                updating = stages.updating  # (stages may come after the start)
-                                if updating:
-                                    for stage in updating:
-                                        stage.on_update(update)
                                 yield update
                         if state.done:
                             break
@@ -327,21 +319,16 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                         await drain(chunks)
                     else:
                         for update in state.consume(decoder.finish_data()):
-                            yield stages.apply(update)
+                            yield update
                 finally:
                     await response.aclose()
                 for update in state.end():
-                    yield stages.apply(update)
+                    yield update
             except BaseException as exc:
                 error = self._error_mapping(state, watch).mapped(exc)
                 if error is None or error is exc:
                     raise
                 raise error from exc
-            for update in stages.end():
-                yield update
-        except BaseException as exc:
-            stages.fail(exc)
-            raise
         finally:
             if watch is not None:
                 watch.close()

@@ -20,14 +20,13 @@ from providers.abstractions.errors import (
     ProviderError,
     StreamInterruptedError,
 )
-from providers.abstractions.properties import TRANSPORT_TIMESTAMPS
+from providers.abstractions.properties import TRANSPORT_TIMESTAMPS, set_property
 from providers.chat_completions.normalize import ChunkNormalizer
 
 __all__ = [
     "DRAIN_SECONDS",
     "TRANSPORT_TIMESTAMPS",
     "StreamState",
-    "add_property",
     "drain",
     "loads",
     "scan",
@@ -94,7 +93,7 @@ class StreamState:
                 if update.finish_reason is not None:
                     self.finished = True
                 if self.stamps is not None:
-                    add_property(update, TRANSPORT_TIMESTAMPS, self.stamps)
+                    set_property(update, TRANSPORT_TIMESTAMPS, self.stamps)
                     self.stamps = None
                 add(update)
                 yield update
@@ -117,13 +116,6 @@ class StreamState:
                 for update in self.normalizer.finish():
                     self.partial.add(update)
             error.partial_response = self.partial.build()
-
-
-def add_property(update: ChatResponseUpdate, key: str, value: object) -> None:
-    if update.additional_properties is None:
-        update.additional_properties = {key: value}
-    else:
-        update.additional_properties[key] = value
 
 
 scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]

@@ -3,7 +3,7 @@
 Failover follows the same rule as retry (``providers.layers.retry``): a request may move to another
 backend only while the caller has seen no output. A stream is therefore read up to its first
 substantive update (text, reasoning or a tool call; 64 updates into a long tool call, see
-``providers.transport.update_stream.head_ends``) before anything is released; if the main
+``providers.layers.stream_head.read_head``) before anything is released; if the main
 backend fails first, its held-back updates are dropped and the fallback's stream is released
 instead, so the caller sees exactly one backend's answer. Once output has started an error
 surfaces with its partial response, as it would without this layer: mixing the opening of one
@@ -25,9 +25,11 @@ from typing import Any
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.delegating import close_stream
 from providers.abstractions.errors import ConfigurationError, ProviderError
 from providers.abstractions.options import ChatOptions
-from providers.layers.stream_head import Head, HeldStream, mark_update, read_head, replayable
+from providers.abstractions.properties import set_property
+from providers.layers.stream_head import Head, read_head, replayable
 
 __all__ = [
     "ANSWERED_BY",
@@ -91,6 +93,7 @@ class FallbackChatClient:
             return False
         logger = self._logger
         if logger is None:
+            # deferred: structlog costs 50 ms at import, and only a failover logs
             import structlog
 
             logger = self._logger = structlog.get_logger(__name__)
@@ -130,10 +133,51 @@ class FallbackChatClient:
         response.additional_properties[ANSWERED_BY] = self.main_name
         return response
 
-    def get_streaming_response(
+    async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        return _FailoverStream(self, messages, options)
+        messages = replayable(messages)
+        stream: AsyncIterator[ChatResponseUpdate] | None = None
+        failed: BaseException | None = None
+        try:
+            stream = self.main.get_streaming_response(messages, options)
+            head, more = await read_head(stream)
+        except BaseException as exc:  # (no yield in the try: never the caller's GeneratorExit)
+            failed = exc
+        if failed is not None:
+            stream, (head, more) = await self._failed_over(failed, messages, options)
+        if head:
+            if failed is None:
+                set_property(head[0], ANSWERED_BY, self.main_name)
+            else:
+                set_property(head[0], ANSWERED_BY, self.fallback_name)
+                set_property(head[0], FALLBACK_REASON, type(failed).__name__)
+        if not more:  # it ended within its head: give the connection back before replaying
+            await close_stream(stream)
+        try:
+            for update in head:
+                yield update
+            head = []  # (not kept for the rest of the stream)
+            if more:
+                assert stream is not None
+                async for update in stream:
+                    yield update
+        finally:
+            await close_stream(stream)
+
+    async def _failed_over(
+        self, failed: BaseException, messages: ChatInput, options: ChatOptions | None
+    ) -> tuple[AsyncIterator[ChatResponseUpdate], Head]:
+        """The fallback's stream and its head, after the main one failed in its head with
+        ``failed`` (its stream already closed); or the error that ends the request."""
+        if not isinstance(failed, ProviderError) or not self._switching(failed):
+            raise failed
+        stream = self.fallback.get_streaming_response(messages, options)
+        try:
+            return stream, await read_head(stream)
+        except ProviderError as error:
+            self._both_failed(failed, error)
+            raise
 
     async def aclose(self) -> None:
         try:
@@ -146,43 +190,3 @@ class FallbackChatClient:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
-
-
-class _FailoverStream(HeldStream):
-    """The main backend's stream, or the fallback's when the main one fails in its head."""
-
-    __slots__ = ("_layer", "_reason")
-
-    def __init__(
-        self, layer: FallbackChatClient, messages: ChatInput, options: ChatOptions | None
-    ) -> None:
-        super().__init__(messages, options)
-        self._layer = layer
-        self._reason: str | None = None
-
-    def _open(self) -> AsyncIterator[ChatResponseUpdate]:
-        return self._layer.main.get_streaming_response(self.messages, self.options)
-
-    async def _reopen(
-        self, failed: BaseException
-    ) -> tuple[AsyncIterator[ChatResponseUpdate] | None, Head]:
-        layer = self._layer
-        if not isinstance(failed, ProviderError) or not layer._switching(failed):
-            raise failed
-        self._reason = type(failed).__name__
-        stream = layer.fallback.get_streaming_response(self.messages, self.options)
-        try:
-            return stream, await read_head(stream)
-        except ProviderError as error:
-            layer._both_failed(failed, error)
-            raise
-
-    def _opened(self, head: list[ChatResponseUpdate]) -> None:
-        if head:
-            layer = self._layer
-            reason = self._reason
-            mark_update(
-                head[0], ANSWERED_BY, layer.main_name if reason is None else layer.fallback_name
-            )
-            if reason is not None:
-                mark_update(head[0], FALLBACK_REASON, reason)

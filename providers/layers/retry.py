@@ -52,7 +52,7 @@ import tenacity
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.delegating import DelegatingChatClient
+from providers.abstractions.delegating import DelegatingChatClient, close_stream
 from providers.abstractions.errors import (
     ApiStatusError,
     ConfigurationError,
@@ -64,8 +64,8 @@ from providers.abstractions.errors import (
     StreamInterruptedError,
 )
 from providers.abstractions.options import ChatOptions
-from providers.layers.stream_head import Head, HeldStream, mark_update, read_head, replayable
-from providers.transport.update_stream import StreamStage
+from providers.abstractions.properties import RETRY_ATTEMPTS, set_property
+from providers.layers.stream_head import Head, read_head, replayable
 
 __all__ = [
     "DEFAULT_RETRY_STATUSES",
@@ -77,10 +77,6 @@ __all__ = [
 ]
 
 DEFAULT_RETRY_STATUSES: Final = frozenset({408, 409, 429, 500, 502, 503, 504})
-
-RETRY_ATTEMPTS: Final = "retry_attempts"
-"""``additional_properties`` key (on the response, or the first update of a stream) and error
-attribute: how many retries were made. The telemetry layer reads it."""
 
 RETRY_EVENT: Final = "llm.request.retry"
 """The structlog event logged before each retry, with ``attempt``, ``wait`` and ``reason``."""
@@ -263,7 +259,8 @@ class RetryingChatClient(DelegatingChatClient):
     are held back and released with it, so a retry repeats none of them either; an error after
     it surfaces with the inner client's ``partial_response``, never retried. A tool call is
     substantive only once complete, so a long one would be held whole: past
-    ``HELD_OUTPUT_LIMIT`` (64) updates of output, the head ends anyway (``head_ends``).
+    ``HELD_OUTPUT_LIMIT`` (64) updates of output, the head ends anyway
+    (``providers.layers.stream_head.read_head``).
 
     The count of retries is ``additional_properties["retry_attempts"]`` on the response (on the
     first update of a stream) and ``error.retry_attempts`` on a ``ProviderError``.
@@ -347,53 +344,40 @@ class RetryingChatClient(DelegatingChatClient):
         response.additional_properties[RETRY_ATTEMPTS] = attempts - 1
         return response
 
-    def get_streaming_response(
+    async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        return _RetriedStream(self, messages, options)
+        messages = replayable(messages)
+        attempts = 1
+        stream: AsyncIterator[ChatResponseUpdate] | None = None
+        failed: BaseException | None = None
+        try:  # attempt 1, without the tenacity machinery: nearly every stream ends here
+            stream = self.inner.get_streaming_response(messages, options)
+            head, more = await read_head(stream)
+        except BaseException as exc:  # (no yield in the try: never the caller's GeneratorExit)
+            failed = exc
+        if failed is not None:
 
+            async def again() -> tuple[AsyncIterator[ChatResponseUpdate], Head]:
+                attempt = self.inner.get_streaming_response(messages, options)
+                return attempt, await read_head(attempt)
 
-class _RetriedStream(HeldStream):
-    """A stream's attempts: the first without the tenacity machinery (nearly every stream
-    ends there), the others through ``_after_first_failure``."""
-
-    __slots__ = ("_attempts", "_layer")
-
-    def __init__(
-        self, layer: RetryingChatClient, messages: ChatInput, options: ChatOptions | None
-    ) -> None:
-        super().__init__(messages, options)
-        self._layer = layer
-        self._attempts = 1
-
-    def _open(self) -> AsyncIterator[ChatResponseUpdate]:
-        return self._layer.inner.get_streaming_response(self.messages, self.options)
-
-    async def _reopen(
-        self, failed: BaseException
-    ) -> tuple[AsyncIterator[ChatResponseUpdate] | None, Head]:
-        (stream, head), self._attempts = await self._layer._after_first_failure(failed, self._again)
-        return stream, head
-
-    async def _again(self) -> tuple[AsyncIterator[ChatResponseUpdate], Head]:
-        attempt = self._open()
-        return attempt, await read_head(attempt)
-
-    def _opened(self, head: list[ChatResponseUpdate]) -> StreamStage:
-        retries = self._attempts - 1
+            (stream, (head, more)), attempts = await self._after_first_failure(failed, again)
+        retries = attempts - 1
         if head:
-            mark_update(head[0], RETRY_ATTEMPTS, retries)
-        return _RetryCount(retries)
-
-
-class _RetryCount(StreamStage):
-    """After the head: an error that ends the stream carries the retries made before it."""
-
-    __slots__ = ("_retries",)
-
-    def __init__(self, retries: int) -> None:
-        self._retries = retries
-
-    def on_failure(self, error: BaseException) -> None:
-        if isinstance(error, ProviderError):
-            error.retry_attempts = self._retries
+            set_property(head[0], RETRY_ATTEMPTS, retries)
+        if not more:  # it ended within its head: give the connection back before replaying
+            await close_stream(stream)
+        try:
+            for update in head:
+                yield update
+            head = []  # (not kept for the rest of the stream)
+            if more:
+                assert stream is not None
+                async for update in stream:
+                    yield update
+        except ProviderError as exc:  # after the head: never retried, but counted
+            exc.retry_attempts = retries
+            raise
+        finally:
+            await close_stream(stream)

@@ -17,6 +17,7 @@ from providers.abstractions.errors import (
     ProviderError,
     StreamInterruptedError,
 )
+from providers.abstractions.properties import set_property
 from providers.chat_completions.client import TRANSPORT_TIMESTAMPS
 from providers.responses._normalize import ResponsesEventNormalizer
 from providers.transport.sse import ServerSentEvent
@@ -54,11 +55,7 @@ class ResponsesStreamState:
                 continue
             for update in feed(loads_object(data, self.backend), event.event):
                 if self.stamps is not None:
-                    props = update.additional_properties
-                    if props is None:
-                        update.additional_properties = {TRANSPORT_TIMESTAMPS: self.stamps}
-                    else:
-                        props[TRANSPORT_TIMESTAMPS] = self.stamps
+                    set_property(update, TRANSPORT_TIMESTAMPS, self.stamps)
                     self.stamps = None
                 add(update)
                 yield update

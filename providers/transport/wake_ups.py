@@ -1,11 +1,11 @@
 """One asyncio timer per event loop for the wake-ups of every stream's deadlines.
 
-Each streamed request has deadlines to watch (``providers.transport.timeouts.Watchdog``). An
-asyncio timer per request costs a ``TimerHandle``, its bound callback and its clock reading:
-about 200 bytes that every stream waiting for its server holds, and the streams of an agent
-framework mostly wait. With 200 streams waiting at once, dropping them lowered the benchmark's peak RSS by about
-50 KiB (``benchmarks/README.md``). So the objects that need waking are themselves the entries of
-a heap ordered by their wake-up time, and one asyncio timer is set for the earliest of them.
+Each streamed request has deadlines to watch (``providers.transport.timeouts.Watchdog``). An asyncio
+timer per request costs a ``TimerHandle``, its bound callback and its clock reading: about 200 bytes
+that every stream waiting for its server holds, and the streams of an agent framework mostly wait.
+With 200 streams waiting at once, dropping them lowered the benchmark's peak RSS by about 50 KiB
+(``benchmarks/README.md``). So the objects that need waking are themselves the entries of a heap
+ordered by their wake-up time, and one asyncio timer is set for the earliest of them.
 
 Cancelling is lazy, as in asyncio's own scheduler: a cancelled entry stays in the heap until its
 time comes or until cancelled entries make up most of the heap, which is then rebuilt. An entry

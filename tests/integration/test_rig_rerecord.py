@@ -3,16 +3,16 @@
 
     .venv/bin/pytest tests/integration/test_rig_rerecord.py --rerecord-transcripts -s -k vllm-plain
 
-Without the flag this test is deselected (``tests/integration/conftest.py``). With it, one test
-per ``<backend>-<server set>`` takes every captured chat exchange of that set whose original
-capture (``shared/transcripts-captured/<backend>/<set>--<name>.meta.json``) states the
-``model_text`` the scripted model emitted and the request sent, scripts the rig server of the set
-to emit that text again, sends the request through the library's own recorder
+Without the flag this test is deselected (``tests/integration/conftest.py``). With it, one test per
+``<backend>-<server set>`` takes every captured chat exchange of that set whose original capture
+(``shared/transcripts-captured/<backend>/<set>--<name>.meta.json``) states the ``model_text`` the
+scripted model emitted and the request sent, scripts the rig server of the set to emit that text
+again, sends the request through the library's own recorder
 (``providers.replay.recording.record_exchange``) and rewrites the transcript in place: new body
-bytes, new provenance (detected server and version, the capture's flags, date), new ``expected``, and
-the prompt the engine was given as ``engine_prompt``. The first capture's provenance is kept
-under ``provenance.first_capture``, and a hand-written ``expected_recovered`` keeps its model
-text (as the llama.cpp re-recorder does).
+bytes, new provenance (detected server and version, the capture's flags, date), new ``expected``,
+and the prompt the engine was given as ``engine_prompt``. The first capture's provenance is kept
+under ``provenance.first_capture``, and a hand-written ``expected_recovered`` keeps its model text
+(as the llama.cpp re-recorder does).
 
 Because the model is a script, what it wrote must come out the same: the status, the error
 class and the model text (text, reasoning, tool calls without their ids, finish reason) are

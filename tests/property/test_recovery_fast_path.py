@@ -20,7 +20,7 @@ from providers import (
     TextRecoveryChatClient,
 )
 from providers.abstractions.contents import AIContent
-from providers.layers.text_recovery import _ChoiceRecovery
+from providers.layers.choice_recovery import ChoiceRecovery
 from tests.unit.scripted_client import ScriptedClient
 
 SETTINGS = settings(max_examples=150, deadline=None)
@@ -79,7 +79,7 @@ def _update(kind: str, value: Any) -> ChatResponseUpdate:
     return ChatResponseUpdate([TextContent(v) for v in value])
 
 
-def _full_path(self: _ChoiceRecovery, contents: list[AIContent]) -> list[AIContent]:
+def _full_path(self: ChoiceRecovery, contents: list[AIContent]) -> list[AIContent]:
     out = self._process(contents)
     self._update_guards()
     return out
@@ -120,6 +120,6 @@ def test_fast_path_gives_what_the_full_path_gives(
     script.append(ChatResponseUpdate(finish_reason=ChatFinishReason.STOP))
     fast = _run(script, mode)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_ChoiceRecovery, "process", _full_path)
+        patch.setattr(ChoiceRecovery, "process", _full_path)
         full = _run(script, mode)
     assert fast == full

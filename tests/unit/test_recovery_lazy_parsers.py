@@ -20,11 +20,11 @@ from providers import (
     UsageContent,
     UsageDetails,
 )
-from providers.layers.text_recovery import _ChoiceRecovery
+from providers.layers.choice_recovery import ChoiceRecovery
 from tests.unit.scripted_client import ScriptedClient, collect
 
 
-def _made(recovery: _ChoiceRecovery) -> tuple[bool, bool, bool]:
+def _made(recovery: ChoiceRecovery) -> tuple[bool, bool, bool]:
     return (
         recovery._reasoning is not None,
         recovery._tools is not None,
@@ -33,7 +33,7 @@ def _made(recovery: _ChoiceRecovery) -> tuple[bool, bool, bool]:
 
 
 def test_plain_text_and_usage_make_no_parser() -> None:
-    recovery = _ChoiceRecovery("auto", "auto", None, block_whitespace=True)
+    recovery = ChoiceRecovery("auto", "auto", None, block_whitespace=True)
     for piece in ["The", " weather", " in", " Paris", " is", " mild."]:
         contents: list[AIContent] = [TextContent(piece)]
         assert recovery.process(contents) is contents  # handed on as it is
@@ -44,7 +44,7 @@ def test_plain_text_and_usage_make_no_parser() -> None:
 
 
 def test_a_marker_after_usage_is_still_recovered() -> None:
-    recovery = _ChoiceRecovery("auto", "auto", None, block_whitespace=True)
+    recovery = ChoiceRecovery("auto", "auto", None, block_whitespace=True)
     recovery.process([UsageContent(UsageDetails(input_token_count=3))])
     out = recovery.process([TextContent("<think>x</think>y")]) + recovery.finish()
     assert [(type(c).__name__, getattr(c, "text", None)) for c in out] == [
@@ -54,7 +54,7 @@ def test_a_marker_after_usage_is_still_recovered() -> None:
 
 
 def test_trailing_whitespace_makes_only_the_edges_stage() -> None:
-    recovery = _ChoiceRecovery("auto", "auto", None, block_whitespace=True)
+    recovery = ChoiceRecovery("auto", "auto", None, block_whitespace=True)
     # (the edges stage holds trailing whitespace until the next piece shows what it was)
     assert [getattr(c, "text", None) for c in recovery.process([TextContent("Hello ")])] == [
         "Hello"
@@ -70,7 +70,7 @@ _MARKED = ["<think>", "why", "</think>", " Sure.", "<tool_call>", '{"name": "f",
 _MARKED += ['"arguments": {"x": 1}}', "</tool_call>", " Done. "]
 
 
-def _run(recovery: _ChoiceRecovery, pieces: list[str]) -> list[tuple[str, object]]:
+def _run(recovery: ChoiceRecovery, pieces: list[str]) -> list[tuple[str, object]]:
     out = []
     for piece in pieces:
         out += recovery.process([TextContent(piece)])
@@ -87,8 +87,8 @@ def test_a_late_marker_gives_what_parsers_made_at_the_start_give(
     plain_before: int, space: str
 ) -> None:
     pieces = [f"w{i}{space}" for i in range(plain_before)] + _MARKED
-    lazy = _ChoiceRecovery("auto", "auto", None, block_whitespace=True)
-    eager = _ChoiceRecovery("auto", "auto", None, block_whitespace=True)
+    lazy = ChoiceRecovery("auto", "auto", None, block_whitespace=True)
+    eager = ChoiceRecovery("auto", "auto", None, block_whitespace=True)
     eager._start()
     eager._fresh = False
     eager._update_guards()

@@ -1,1 +1,43 @@
-"""TODO"""
+"""Delegating layers: one concern each, wrapped around any ``ChatClient``.
+
+Each layer extends ``DelegatingChatClient`` and overrides only what its concern changes; on a
+stream, it is one async generator over its inner stream. ``ChatClientBuilder`` stacks them;
+``create_chat_client`` builds the standard order (telemetry → retry → text recovery → wire).
+
+* ``retry``: ``RetryPolicy`` and ``RetryingChatClient`` (a stream only until output starts);
+* ``fallback``: ``FallbackChatClient``, another backend when the main one fails before
+  answering;
+* ``text_recovery`` (with ``choice_recovery`` and ``block_whitespace``): tool calls and
+  ``<think>`` tags left in text become structured contents;
+* ``extra_body``: configured body keys on every request, the caller's winning;
+* ``stream_head``: reading a stream's head, which retry and fallback share.
+"""
+
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from providers._lazy import lazy_exports as _lazy_exports
+
+if _TYPE_CHECKING:
+    from providers.layers.extra_body import ExtraBodyChatClient
+    from providers.layers.fallback import FallbackChatClient
+    from providers.layers.retry import RetryingChatClient, RetryPolicy
+    from providers.layers.text_recovery import TextRecoveryChatClient
+
+__all__ = [
+    "ExtraBodyChatClient",
+    "FallbackChatClient",
+    "RetryPolicy",
+    "RetryingChatClient",
+    "TextRecoveryChatClient",
+]
+
+__getattr__, __dir__ = _lazy_exports(
+    __name__,
+    {
+        "ExtraBodyChatClient": ".extra_body",
+        "FallbackChatClient": ".fallback",
+        "RetryPolicy": ".retry",
+        "RetryingChatClient": ".retry",
+        "TextRecoveryChatClient": ".text_recovery",
+    },
+)

@@ -1,28 +1,65 @@
-"""Reading a server's ``usage`` object into ``UsageDetails``.
+"""Reading a server's ``usage`` object into ``UsageDetails``, for either endpoint family.
 
-Shapes differ (docs/wire.md §2.4): ``prompt_tokens_details`` may be absent, ``null`` or an
-object; reasoning tokens sit in ``completion_tokens_details`` (vLLM, OpenAI) or at the top level
-(SGLang, always present there, default 0). Every other integer is kept in ``additional_counts``.
+Chat completions and the Responses API report the same counts under different names
+(``prompt_tokens`` / ``input_tokens``, details under ``prompt_tokens_details`` /
+``input_tokens_details``), so one reader takes the names as data (``UsageNames``) instead of
+each wire client keeping its own copy. Shapes differ by server too (docs/wire.md §2.4): a
+details object may be absent, ``null`` or an object; reasoning tokens sit in the completion
+details (vLLM, OpenAI) or at the top level (SGLang, always present there, default 0). Every other
+integer is kept in ``additional_counts`` under its dotted path, so a server's own count is never
+dropped; lists (vLLM's per-turn breakdowns) are not counts and stay in the raw payload.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from providers.abstractions.contents import UsageDetails
 
-__all__ = ["collect_counts", "parse_usage"]
+__all__ = [
+    "CHAT_USAGE",
+    "RESPONSES_USAGE",
+    "UsageNames",
+    "collect_counts",
+    "parse_responses_usage",
+    "parse_usage",
+]
 
-_MAPPED = frozenset(
-    {
-        "prompt_tokens",
-        "completion_tokens",
-        "total_tokens",
-        "reasoning_tokens",
-        "prompt_tokens_details.cached_tokens",
-        "completion_tokens_details.reasoning_tokens",
-    }
+
+@dataclass(frozen=True, slots=True)
+class UsageNames:
+    """Where one endpoint family puts each count; a path is a tuple of keys."""
+
+    prompt: str
+    completion: str
+    total: str
+    cached: tuple[str, str]
+    reasoning: tuple[tuple[str, ...], ...]
+    """Tried in order; the first integer found wins."""
+
+    @property
+    def mapped(self) -> frozenset[str]:
+        """The dotted paths read into named fields, so ``additional_counts`` skips them."""
+        paths = {self.prompt, self.completion, self.total, ".".join(self.cached)}
+        return frozenset(paths | {".".join(path) for path in self.reasoning})
+
+
+CHAT_USAGE = UsageNames(
+    prompt="prompt_tokens",
+    completion="completion_tokens",
+    total="total_tokens",
+    cached=("prompt_tokens_details", "cached_tokens"),
+    reasoning=(("completion_tokens_details", "reasoning_tokens"), ("reasoning_tokens",)),
+)
+
+RESPONSES_USAGE = UsageNames(
+    prompt="input_tokens",
+    completion="output_tokens",
+    total="total_tokens",
+    cached=("input_tokens_details", "cached_tokens"),
+    reasoning=(("output_tokens_details", "reasoning_tokens"),),
 )
 
 
@@ -30,37 +67,44 @@ def _int(value: Any) -> int | None:
     return value if type(value) is int else None
 
 
-def parse_usage(usage: Mapping[str, Any]) -> UsageDetails | None:
-    """``None`` when the object reports no token count at all."""
-    prompt = _int(usage.get("prompt_tokens"))
-    completion = _int(usage.get("completion_tokens"))
-    total = _int(usage.get("total_tokens"))
-    prompt_details = usage.get("prompt_tokens_details")
-    completion_details = usage.get("completion_tokens_details")
-    cached = (
-        _int(prompt_details.get("cached_tokens")) if isinstance(prompt_details, Mapping) else None
-    )
-    reasoning = (
-        _int(completion_details.get("reasoning_tokens"))
-        if isinstance(completion_details, Mapping)
-        else None
-    )
-    if reasoning is None:
-        reasoning = _int(usage.get("reasoning_tokens"))
+def _at(usage: Mapping[str, Any], path: tuple[str, ...]) -> int | None:
+    value: Any = usage
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return _int(value)
+
+
+def parse_usage(usage: Mapping[str, Any], names: UsageNames = CHAT_USAGE) -> UsageDetails | None:
+    """``None`` when the object reports no token count at all (an in-progress response)."""
+    prompt = _int(usage.get(names.prompt))
+    completion = _int(usage.get(names.completion))
+    total = _int(usage.get(names.total))
     if prompt is None and completion is None and total is None:
         return None
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
+    reasoning = None
+    for path in names.reasoning:
+        reasoning = _at(usage, path)
+        if reasoning is not None:
+            break
     extra: dict[str, int] = {}
-    collect_counts(usage, _MAPPED, "", extra)
+    collect_counts(usage, names.mapped, "", extra)
     return UsageDetails(
         input_token_count=prompt,
         output_token_count=completion,
         total_token_count=total,
-        cached_input_token_count=cached,
+        cached_input_token_count=_at(usage, names.cached),
         reasoning_token_count=reasoning,
         additional_counts=extra or None,
     )
+
+
+def parse_responses_usage(usage: Mapping[str, Any]) -> UsageDetails | None:
+    """A Responses-API ``usage`` object (``input_tokens``, ``output_tokens``, …)."""
+    return parse_usage(usage, RESPONSES_USAGE)
 
 
 def collect_counts(

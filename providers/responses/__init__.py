@@ -6,6 +6,7 @@ sent; ``build_responses_request`` and ``messages_to_input`` build the request bo
 ``RESPONSES_QUIRKS`` holds the per-backend differences.
 """
 
+from providers.abstractions.usage import parse_responses_usage
 from providers.responses._client import STORE_UNAVAILABLE_EVENT, OpenAiCompatibleResponsesClient
 from providers.responses._conversation import ConversationChain, ConversationMode
 from providers.responses._items import messages_to_input
@@ -13,7 +14,6 @@ from providers.responses._normalize import ResponsesEventNormalizer
 from providers.responses._output import finish_reason_for
 from providers.responses._quirks import RESPONSES_QUIRKS, ResponsesQuirks, responses_quirks_for
 from providers.responses._request import build_responses_request
-from providers.responses._usage import parse_responses_usage
 
 __all__ = [
     "RESPONSES_QUIRKS",

@@ -44,9 +44,9 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.errors import InvalidResponseError, ProviderError
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
+from providers.abstractions.usage import parse_responses_usage
 from providers.responses._output import finish_reason_for, part_content, status_extras, str_or_none
 from providers.responses._output_ledger import OutputLedger
-from providers.responses._usage import parse_responses_usage
 from providers.transport.error_classification import error_from_stream_event
 
 __all__ = ["ResponsesEventNormalizer"]

@@ -17,7 +17,6 @@ PURE = (
     "_output_ledger",
     "_items",
     "_request",
-    "_usage",
     "_conversation",
     "_quirks",
 )

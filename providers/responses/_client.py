@@ -17,37 +17,37 @@ used (neither vLLM nor SGLang has it); stored-response operations (``retrieve``,
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
+import structlog
 
 from capabilities.model_id import model_not_found_error
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.contents import UsageContent
 from providers.abstractions.errors import InvalidRequestError, ProviderError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
 from providers.chat_completions.http_client_base import HttpClientBase
-from providers.responses._conversation import ConversationChain, ConversationMode
+from providers.responses._background import poll_until_done, updates_of
+from providers.responses._conversation import (
+    ConversationChain,
+    ConversationMode,
+    store_refused,
+)
 from providers.responses._items import Item, messages_to_input
 from providers.responses._normalize import ResponsesEventNormalizer
 from providers.responses._quirks import responses_quirks_for
 from providers.responses._request import build_responses_request
 from providers.responses._stream import ResponsesStreamState
 from providers.responses._transport import ResponsesTransport
-from providers.transport.error_bodies import parse_error_body
 from providers.transport.error_classification import error_from_response
 from providers.transport.retry_after import retry_after_from_headers
-from providers.transport.timeouts import Timeouts, budget_error
-
-if TYPE_CHECKING:
-    pass
+from providers.transport.timeouts import Timeouts
 
 __all__ = ["STORE_UNAVAILABLE_EVENT", "OpenAiCompatibleResponsesClient"]
 
@@ -55,8 +55,6 @@ STORE_UNAVAILABLE_EVENT = "oaicompat.responses.store_unavailable"
 """The structlog warning logged (once per client) when ``previous_response_id`` was refused and
 the client fell back to sending the whole history."""
 
-_RUNNING = ("queued", "in_progress")
-_STORE_PARAMS = frozenset({"previous_response_id", "response_id"})
 _PROBE_ID = "resp_oaicompat_store_probe"
 _PROBE_OUTPUT_TOKENS = 3
 """The probe's ``max_output_tokens``: SGLang keeps 2 of it back (``max_new_tokens`` = limit - 2)
@@ -240,7 +238,14 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
     async def _create(self, prepared: _Prepared) -> ChatResponse:
         payload, stamps = await self._transport.request_json("POST", self.url, prepared.body)
         if prepared.body.get("background") is True:
-            payload = await self._poll(payload)
+            payload = await poll_until_done(
+                self._transport,
+                self.url,
+                payload,
+                poll_interval=self.poll_interval,
+                total=self.timeouts.total,
+                backend=self.profile.name,
+            )
         return self._to_response(payload, stamps)
 
     async def get_streaming_response(
@@ -250,7 +255,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         if prepared.body.get("background") is True:
             # Polled to the end, then given as the updates of the finished response.
             result = await self.get_response(messages, options)
-            for update in _updates_of(result):
+            for update in updates_of(result):
                 yield update
             return
         yielded = False
@@ -279,24 +284,12 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
     # --- conversation state --------------------------------------------------------------------
 
     def _falls_back(self, prepared: _Prepared, error: InvalidRequestError) -> bool:
-        """Was ``previous_response_id`` refused because the server stores no responses?
-
-        vLLM without its store answers 404 "Response with id … not found." (param
-        ``response_id``), SGLang 400 "Response store is disabled…" (param
-        ``previous_response_id``); the decision reads the error's fields, and the server's
-        message only when it names no parameter. Logged once per client; later requests are
-        stateless.
-        """
-        if prepared.previous_response_id is None or error.status not in (400, 404):
+        """Was ``previous_response_id`` refused because the server stores no responses? Then
+        later requests are stateless, and that is logged once per client."""
+        if prepared.previous_response_id is None or not store_refused(error):
             return False
-        if error.param not in _STORE_PARAMS:
-            message = parse_error_body(error.body).message.lower()
-            if "previous_response_id" not in message and "store" not in message:
-                return False
         self._store_usable = False
         self._chain.forget()
-        import structlog
-
         structlog.get_logger(__name__).warning(
             STORE_UNAVAILABLE_EVENT,
             backend=self.profile.name,
@@ -307,31 +300,13 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         return True
 
     def _record(self, prepared: _Prepared, result: ChatResponse) -> None:
-        if not prepared.stored:
-            return
-        if result.finish_reason is None or result.response_id is None:
-            self._chain.forget()
-            return
-        _, output = messages_to_input(
-            result.messages,
-            merge_system_messages=self.merge_system_messages,
-            replay_reasoning=self.replay_reasoning,
-        )
-        _, stored = messages_to_input(
-            result.messages,
-            merge_system_messages=self.merge_system_messages,
-            replay_reasoning=self.replay_reasoning,
-            keep_separators=True,
-        )
-        if stored != output:
-            # The server stored an item the history leaves out: the "\n\n" message item
-            # between reasoning and a call that vLLM and SGLang stream (not when answering
-            # whole). Continuing by id would replay it, and vLLM renders it as an empty
-            # assistant turn before the call, a prompt the stateless path never gives. So the
-            # next request sends the whole history (still stored) and the chain restarts there.
-            self._chain.forget()
-            return
-        self._chain.record(result.response_id, prepared.history, output)
+        if prepared.stored:
+            self._chain.record_turn(
+                prepared.history,
+                result,
+                merge_system_messages=self.merge_system_messages,
+                replay_reasoning=self.replay_reasoning,
+            )
 
     # --- stored responses ----------------------------------------------------------------------
 
@@ -363,25 +338,6 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         )
         return self._to_response(payload, stamps)
 
-    async def _poll(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """Read a background response again every ``poll_interval`` s until it is done, within
-        the ``total`` budget."""
-        response_id = payload.get("id")
-        if not isinstance(response_id, str):
-            return payload
-        try:
-            async with asyncio.timeout(self.timeouts.total):
-                while payload.get("status") in _RUNNING:
-                    await asyncio.sleep(self.poll_interval)
-                    payload, _ = await self._transport.request_json(
-                        "GET", f"{self.url}/{response_id}"
-                    )
-        except TimeoutError as exc:
-            if isinstance(exc, ProviderError):
-                raise
-            raise budget_error("total", self.timeouts.total, self.profile.name) from None
-        return payload
-
     async def probe_store(self) -> bool:
         """Is the server's response store on (so ``PREVIOUS_RESPONSE_ID`` can work)?
 
@@ -412,25 +368,3 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         except InvalidRequestError:
             return False
         return True
-
-
-def _updates_of(result: ChatResponse) -> list[ChatResponseUpdate]:
-    """A finished response as one update per message (the background path's stream)."""
-    updates = []
-    for index, message in enumerate(result.messages):
-        updates.append(
-            ChatResponseUpdate(
-                list(message.contents),
-                message.role,
-                result.finish_reason,
-                result.response_id,
-                result.model_id,
-                result.created_at,
-                index,
-                dict(result.additional_properties),
-                result.raw,
-            )
-        )
-    if updates and result.usage is not None:
-        updates[-1].contents.append(UsageContent(result.usage))
-    return updates

@@ -30,9 +30,14 @@ import enum
 from collections.abc import Sequence
 from typing import Any
 
-from providers.responses._items import Item
+from providers.abstractions.chat_response import ChatResponse
+from providers.abstractions.errors import InvalidRequestError
+from providers.responses._items import Item, messages_to_input
+from providers.transport.error_bodies import parse_error_body
 
-__all__ = ["ConversationChain", "ConversationMode"]
+__all__ = ["ConversationChain", "ConversationMode", "store_refused"]
+
+_STORE_PARAMS = frozenset({"previous_response_id", "response_id"})
 
 
 class ConversationMode(enum.StrEnum):
@@ -87,6 +92,43 @@ class ConversationChain:
         self._keys = [_key(item) for item in (*sent_history, *output)]
         self._trailing_calls = [item for item in output if item.get("type") == "function_call"]
 
+    def record_turn(
+        self,
+        sent_history: Sequence[Item],
+        result: ChatResponse,
+        *,
+        merge_system_messages: bool,
+        replay_reasoning: bool,
+    ) -> None:
+        """After a stored turn: remember it, unless the server stored what the history cannot
+        reproduce.
+
+        A stream that ended unfinished (or without an id) leaves nothing to continue from. And
+        vLLM and SGLang store, between reasoning and a call, the ``"\\n\\n"`` message item they
+        stream (not when answering whole), which the history leaves out: continuing by id would
+        replay it, and vLLM renders it as an empty assistant turn before the call, a prompt the
+        stateless path never gives. So the next request sends the whole history (still stored)
+        and the chain restarts there.
+        """
+        if result.finish_reason is None or result.response_id is None:
+            self.forget()
+            return
+        _, output = messages_to_input(
+            result.messages,
+            merge_system_messages=merge_system_messages,
+            replay_reasoning=replay_reasoning,
+        )
+        _, stored = messages_to_input(
+            result.messages,
+            merge_system_messages=merge_system_messages,
+            replay_reasoning=replay_reasoning,
+            keep_separators=True,
+        )
+        if stored != output:
+            self.forget()
+            return
+        self.record(result.response_id, sent_history, output)
+
     def forget(self) -> None:
         self._response_id = None
         self._keys = []
@@ -103,3 +145,20 @@ def _key(item: Item) -> Any:
     if item.get("type") == "message" and isinstance(item.get("content"), str):
         return ("message", item.get("role"), item["content"].strip())
     return item
+
+
+def store_refused(error: InvalidRequestError) -> bool:
+    """Does ``error`` say the server stores no responses (so ``previous_response_id`` cannot
+    work)?
+
+    vLLM without its store answers 404 "Response with id … not found." (param
+    ``response_id``), SGLang 400 "Response store is disabled…" (param
+    ``previous_response_id``); the decision reads the error's fields, and the server's
+    message only when it names no parameter.
+    """
+    if error.status not in (400, 404):
+        return False
+    if error.param in _STORE_PARAMS:
+        return True
+    message = parse_error_body(error.body).message.lower()
+    return "previous_response_id" in message or "store" in message

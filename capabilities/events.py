@@ -2,7 +2,8 @@
 on these strings, so they change only with a deprecation.
 
 Every event is a dict (``structlog.testing.capture_logs()`` in tests); keys are listed beside
-each name. The library never configures structlog.
+each name. The library never configures structlog. A ``url`` or ``base_url`` never carries the
+base URL's user info (``Endpoint`` splits it off), nor do ``evidence`` strings.
 """
 
 from __future__ import annotations

@@ -57,6 +57,7 @@ async def wait_until_ready(
     message naming the URL, the time waited and the last answer.
     """
     url = endpoint.server_path("/health")
+    headers = endpoint.authorized(headers)
     started = time.monotonic()
     deadline = started + budget_seconds
     attempts = 0
@@ -96,13 +97,13 @@ async def wait_until_ready(
 
 
 async def _ask(
-    http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None, timeout: float
+    http: httpx.AsyncClient, url: str, headers: Mapping[str, str], timeout: float
 ) -> tuple[int | None, str]:
     """One ``GET /health``: its status (``None``: nothing answered) and, when not ready, what
     it said."""
     try:
         async with asyncio.timeout(timeout):
-            response = await http.get(url, headers=dict(headers or {}), timeout=timeout)
+            response = await http.get(url, headers=headers, timeout=timeout)
     except (httpx.HTTPError, TimeoutError, OSError) as exc:
         return None, type(exc).__name__
     status = response.status_code

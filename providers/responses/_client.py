@@ -39,7 +39,7 @@ from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
-from providers.chat_completions.http_client_base import HttpClientBase
+from providers.chat_completions.http_client_base import HttpClientBase, masks_secrets
 from providers.responses._conversation import ConversationChain, ConversationMode
 from providers.responses._items import Item, messages_to_input
 from providers.responses._normalize import ResponsesEventNormalizer
@@ -198,6 +198,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         stored = body.get("store") is True and "previous_response_id" not in extras
         return _Prepared(body, history, previous, stored and chained)
 
+    @masks_secrets
     def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
         """As the chat client: an unknown model names the served ids (vLLM and SGLang 404)."""
         backend = self.profile.name

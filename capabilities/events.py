@@ -28,8 +28,9 @@ PROBE_ANSWERED: Final = "capabilities.probe_answered"
 """debug — ``url``, ``status``."""
 
 PROBE_FAILED: Final = "capabilities.probe_failed"
-"""debug — ``url``, ``error`` (exception class name), ``unreachable`` when the host could not
-be reached at all."""
+"""debug — ``url``, ``error`` (exception class name; ``CrossOriginRedirect`` for a redirect off
+the configured origin, which is not followed), ``unreachable`` when the host could not be
+reached at all."""
 
 RESOLVED: Final = "capabilities.resolved"
 """info — ``base_url``, ``model_id``, ``backend``, ``context_window``, ``provenance``."""

@@ -192,5 +192,7 @@ async def detect_backend(
 ) -> DetectedBackend:
     """Identify the server behind ``endpoint``; never raises for an unreachable or odd server
     (the answer is then ``generic`` with the evidence saying why). ``headers`` carries the API
-    key, which ``/v1/models`` needs on vLLM, SGLang and current llama.cpp."""
-    return await detect_with(Prober(http, headers=headers, timeout=probe_timeout), endpoint)
+    key, which ``/v1/models`` needs on vLLM, SGLang and current llama.cpp; without one there,
+    the base URL's user info is sent (``Endpoint.authorized``)."""
+    prober = Prober(http, headers=endpoint.authorized(headers), timeout=probe_timeout)
+    return await detect_with(prober, endpoint)

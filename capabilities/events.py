@@ -2,7 +2,8 @@
 on these strings, so they change only with a deprecation.
 
 Every event is a dict (``structlog.testing.capture_logs()`` in tests); keys are listed beside
-each name. The library never configures structlog.
+each name. The library never configures structlog. A ``url`` or ``base_url`` never carries the
+base URL's user info (``Endpoint`` splits it off), nor do ``evidence`` strings.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ PROBE_ANSWERED: Final = "capabilities.probe_answered"
 """debug — ``url``, ``status``."""
 
 PROBE_FAILED: Final = "capabilities.probe_failed"
-"""debug — ``url``, ``error`` (exception class name), ``unreachable`` when the host could not
-be reached at all."""
+"""debug — ``url``, ``error`` (exception class name; ``CrossOriginRedirect`` for a redirect off
+the configured origin, which is not followed), ``unreachable`` when the host could not be
+reached at all."""
 
 RESOLVED: Final = "capabilities.resolved"
 """info — ``base_url``, ``model_id``, ``backend``, ``context_window``, ``provenance``."""

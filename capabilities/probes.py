@@ -9,6 +9,12 @@ should cost one timeout, not seven.
 Responses are memoised per ``Prober`` (one per resolution), so detection and the resolver can
 both ask for ``/v1/models`` and the server sees one request. This module owns the I/O and
 nothing else: what an answer means is ``payloads.py``'s and ``detect.py``'s business.
+
+A probe carries the client's credentials (``Authorization`` and any extra header such as
+``X-Api-Key``), so it stays on the configured origin: a redirect within it (``/props`` →
+``/props/``) is followed, one to another scheme, host or port is not, and the probe is absent.
+httpx's own redirect handling drops only ``Authorization`` on the way out, and keeps even that
+for an upgrade to https on the same host.
 """
 
 from __future__ import annotations
@@ -36,7 +42,17 @@ _MAX_BODY = 1_000_000
 """Bodies larger than this are not parsed (a /props chat template is a few KB; a listing of
 hundreds of LM Studio models is well under this)."""
 
+_MAX_REDIRECTS = 5
+
 _log = structlog.get_logger(__name__)
+
+
+class CrossOriginRedirect(httpx.HTTPError):
+    """A probe was redirected off the configured origin (logged by this class name)."""
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,14 +116,7 @@ class Prober:
     ) -> ProbeResponse | None:
         try:
             async with asyncio.timeout(self._timeout):
-                response = await self._http.request(
-                    method,
-                    url,
-                    headers=self._headers,
-                    json=body,
-                    timeout=self._timeout,
-                    follow_redirects=True,
-                )
+                response = await self._follow(method, url, body)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             self._unreachable = True
             _log.debug(events.PROBE_FAILED, url=url, error=type(exc).__name__, unreachable=True)
@@ -128,6 +137,31 @@ class Prober:
             text=text,
             payload=payload,
         )
+
+    async def _follow(
+        self, method: str, url: str, body: Mapping[str, Any] | None
+    ) -> httpx.Response:
+        """The answer, after redirects within the origin (never to another one: the request
+        carries credentials)."""
+        response = await self._http.request(
+            method,
+            url,
+            headers=self._headers,
+            json=body,
+            timeout=self._timeout,
+            follow_redirects=False,
+        )
+        origin = _origin(response.request.url)
+        for _ in range(_MAX_REDIRECTS):
+            target = response.next_request
+            if target is None:
+                return response
+            if _origin(target.url) != origin:
+                raise CrossOriginRedirect(f"redirected off {origin}")
+            response = await self._http.send(target, follow_redirects=False)
+        if response.next_request is None:
+            return response
+        raise httpx.TooManyRedirects("too many redirects", request=response.request)
 
 
 @dataclass(frozen=True, slots=True)

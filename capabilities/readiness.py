@@ -5,8 +5,9 @@ llama.cpp binds its port before the model loads and answers every path with
 while starting; vLLM does not even listen until ready (connection refused). All three are
 "not yet", and a client started together with its server (docker compose, a test fixture) should
 wait them out rather than fail its first request. Whatever else answers — 200, 401, 404 (a server
-without ``/health``) — means the server is up; whether it is the *right* server is the
-resolver's question, not this one's.
+without ``/health``), a redirect (never followed: it would take the credentials wherever it
+points) — means the server is up; whether it is the *right* server is the resolver's question,
+not this one's.
 
 When the budget runs out the error says how long it waited and what the server last said.
 """
@@ -58,6 +59,7 @@ async def wait_until_ready(
     message naming the URL, the time waited and the last answer.
     """
     url = endpoint.server_path("/health")
+    headers = endpoint.authorized(headers)
     started = time.monotonic()
     deadline = started + budget_seconds
     attempts = 0
@@ -97,13 +99,14 @@ async def wait_until_ready(
 
 
 async def _ask(
-    http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None, timeout: float
+    http: httpx.AsyncClient, url: str, headers: Mapping[str, str], timeout: float
 ) -> tuple[int | None, str]:
     """One ``GET /health``: its status (``None``: nothing answered) and, when not ready, what
-    it said."""
+    it said. A redirect is not followed, whatever the http client's setting: it would take the
+    credentials wherever it points, and an answer of any kind means the server is up."""
     try:
         async with asyncio.timeout(timeout):
-            response = await http.get(url, headers=dict(headers or {}), timeout=timeout)
+            response = await http.get(url, headers=headers, timeout=timeout, follow_redirects=False)
     except (httpx.HTTPError, TimeoutError, OSError) as exc:
         return None, type(exc).__name__
     status = response.status_code

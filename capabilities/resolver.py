@@ -67,11 +67,9 @@ class OpenAiCompatibleCapabilityResolver:
         )
         self.overrides = CapabilityOverrides.coerce(overrides)
         self.probe_timeout = probe_timeout
-        request_headers = {"Accept": "application/json"}
-        request_headers.update(headers or {})
-        if api_key and api_key.strip():
-            request_headers["Authorization"] = f"Bearer {api_key.strip()}"
-        self._headers = request_headers
+        self._headers = self.endpoint.authorized(
+            {"Accept": "application/json", **(headers or {})}, api_key
+        )
         self._owns_http = http_client is None
         self._http = http_client or new_http_client()
         self._cache: dict[tuple[str, str | None], ModelCapabilities] = {}

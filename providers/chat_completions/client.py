@@ -32,6 +32,7 @@ from providers.chat_completions.http_client_base import (
     DEFAULT_TIMEOUT,
     HttpClientBase,
     fetch_whole,
+    masks_secrets,
     url_for_errors,
 )
 from providers.chat_completions.normalize import ChunkNormalizer
@@ -138,6 +139,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                     options = replace(options, max_output_tokens=clamped)
         return options
 
+    @masks_secrets
     def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
         """The typed error for an HTTP error answer; an unknown model gets the served ids and
         the closest match in its message (vLLM answers 404, SGLang 400)."""

@@ -4,20 +4,27 @@ Both own or borrow one ``httpx.AsyncClient``, send the same headers with the API
 reprs, enforce the same ``Timeouts``, probe capabilities the same way and fetch a non-streamed
 answer the same way. Written once here, so a fix to credentials, budgets or probing reaches both
 clients; each subclass adds only its endpoint's request and response shapes.
+
+Credentials never reach text: the base URL's user info is split off by ``Endpoint`` (so no URL
+carries it), a key or header value that cannot be sent is refused at construction without being
+quoted, and a server that echoes a credential back in an error body ("Incorrect API key
+provided: sk-…") has it masked before the body becomes an error (``masks_secrets``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import httpx
 
 from providers.abstractions.errors import ProviderError
-from providers.transport.endpoint import Endpoint
+from providers.transport.endpoint import Endpoint, redact_url
 from providers.transport.error_mapping import TransportErrorMapping
 from providers.transport.stale_connections import new_http_client
 from providers.transport.timeouts import Timeouts, budget_error
@@ -25,16 +32,76 @@ from providers.transport.timeouts import Timeouts, budget_error
 if TYPE_CHECKING:
     from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
 
-__all__ = ["DEFAULT_TIMEOUT", "HttpClientBase", "fetch_whole", "url_for_errors"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "HttpClientBase",
+    "fetch_whole",
+    "mask_secrets",
+    "masks_secrets",
+    "url_for_errors",
+]
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=600.0, write=60.0, pool=30.0)
 """The owned ``httpx.AsyncClient``'s defaults. Requests override them with their ``Timeouts``;
 passing ``timeout=`` without ``timeouts=`` is read as ``Timeouts.from_httpx(timeout)``."""
 
 
+_MASK = b"<redacted>"
+_MIN_SECRET = 4
+"""Shorter values are not masked: replacing every "abc" in a message would garble it and
+protect nothing."""
+_SECRET_WORDS = ("key", "token", "secret", "password", "auth")
+"""A caller's header whose name holds one of these carries a credential (``X-Api-Key``)."""
+
+
 def url_for_errors(url: str) -> str:
     """Error messages name the URL; never with credentials someone put in it."""
-    return str(httpx.URL(url).copy_with(username=None, password=None))
+    return redact_url(url)
+
+
+def _secrets_of(headers: Mapping[str, str], endpoint: Endpoint) -> tuple[bytes, ...]:
+    """What a server might echo that must not reach an error: credential header values (and an
+    ``Authorization`` credential without its scheme), the URL's password; as sent and as JSON
+    writes them, longest first so that no part of a longer one is left behind."""
+    found = [endpoint.password]
+    for name, value in headers.items():
+        lowered = name.lower()
+        if lowered in ("authorization", "proxy-authorization"):
+            found += [value, value.partition(" ")[2]]
+        elif any(word in lowered for word in _SECRET_WORDS):
+            found.append(value)
+    forms = set()
+    for secret in found:
+        if len(secret) >= _MIN_SECRET:
+            forms.add(secret.encode())
+            forms.add(json.dumps(secret)[1:-1].encode())
+            forms.add(json.dumps(secret, ensure_ascii=False)[1:-1].encode())
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
+def mask_secrets(body: bytes, secrets: tuple[bytes, ...]) -> bytes:
+    """``body`` with each of ``secrets`` replaced by ``<redacted>`` (the mask the error parser
+    uses for echoed request text)."""
+    for secret in secrets:
+        if secret in body:
+            body = body.replace(secret, _MASK)
+    return body
+
+
+_Client = TypeVar("_Client", bound="HttpClientBase")
+StatusErrorMethod = Callable[[_Client, int, bytes, httpx.Headers], ProviderError]
+
+
+def masks_secrets(status_error: StatusErrorMethod[_Client]) -> StatusErrorMethod[_Client]:
+    """For a client's ``_status_error``: the error body with the client's own credentials
+    masked before it is parsed, so the error's message, ``body`` and every error built from
+    them (an unknown model's explanation included) hold the mask instead."""
+
+    @functools.wraps(status_error)
+    def masked(self: _Client, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
+        return status_error(self, status, mask_secrets(body, self._secrets), headers)
+
+    return masked
 
 
 class HttpClientBase:
@@ -54,11 +121,10 @@ class HttpClientBase:
     ) -> None:
         self.endpoint = Endpoint.from_base_url(base_url)
         self.model_id = model_id
-        request_headers = {"Accept": "application/json, text/event-stream"}
-        request_headers.update(headers or {})
-        if api_key and api_key.strip():
-            request_headers["Authorization"] = f"Bearer {api_key.strip()}"
-        self._headers = request_headers
+        self._headers = self.endpoint.authorized(
+            {"Accept": "application/json, text/event-stream", **(headers or {})}, api_key
+        )
+        self._secrets = _secrets_of(self._headers, self.endpoint)
         self._api_key = api_key
         self._owns_http = http_client is None
         self._http = http_client or new_http_client(timeout)

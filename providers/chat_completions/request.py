@@ -3,12 +3,20 @@
 Serialisation is deterministic (same conversation, same bytes) because llama.cpp, vLLM and
 SGLang reuse their prompt cache only for a byte-identical prefix: replayed tool-call arguments
 are sent as the exact text the server produced, not re-dumped.
+
+A body that cannot be encoded — a lone surrogate in any string, NaN or an infinity, a structure
+that contains itself, an object JSON has no form for — is refused here with an
+``InvalidRequestError`` naming where it is (``check_encodable``), before anything is sent;
+httpx would raise a bare ``UnicodeEncodeError`` or ``ValueError`` while encoding it, the first
+holding the whole body, prompt included.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from providers.abstractions.contents import (
@@ -20,12 +28,19 @@ from providers.abstractions.contents import (
     TextReasoningContent,
     UriContent,
 )
+from providers.abstractions.errors import InvalidRequestError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile
 
-__all__ = ["build_chat_request", "merge_extra", "messages_to_wire", "set_if_given"]
+__all__ = [
+    "build_chat_request",
+    "check_encodable",
+    "merge_extra",
+    "messages_to_wire",
+    "set_if_given",
+]
 
 
 def _warn(event: str, **fields: Any) -> None:
@@ -83,6 +98,7 @@ def build_chat_request(
             _warn("oaicompat.request.extra_key_ignored", key=key, reason="not streaming")
             continue
         merge_extra(body, key, value, _CORE_KEYS)
+    check_encodable(body)
     return body
 
 
@@ -190,7 +206,7 @@ def _call_to_wire(call: FunctionCallContent) -> dict[str, Any]:
     if call.raw_arguments and call.error is None:
         arguments = call.raw_arguments  # the server's own bytes: keeps its prompt cache valid
     else:
-        arguments = json.dumps(call.arguments, ensure_ascii=False)
+        arguments = _dumps(call.arguments, "a tool call's arguments", None)
     return {
         "id": call.call_id,
         "type": "function",
@@ -203,4 +219,129 @@ def _result_text(result: Any) -> str:
         return ""
     if isinstance(result, str):
         return result
-    return json.dumps(result, ensure_ascii=False, default=str)
+    return _dumps(result, "a tool result", str)
+
+
+def _dumps(value: Any, what: str, default: Callable[[Any], Any] | None) -> str:
+    """JSON text inside the body (arguments, results); a value that contains itself, or one
+    JSON has no form for, is the caller's error, typed, not ``json``'s."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=default)
+    except (TypeError, ValueError, RecursionError):
+        raise _refused(
+            f"the request cannot be encoded: {what} cannot be written as JSON (a circular "
+            "structure, or an object JSON has no form for)"
+        ) from None
+
+
+# --- what httpx can encode ---------------------------------------------------------------------
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,39}")
+
+
+class _Unencodable(Exception):
+    """Raised deep in the walk; each level adds its key on the way out, so the path costs
+    nothing while the body is fine."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path: list[object] = []
+
+    def where(self) -> str:
+        parts = []
+        for key in reversed(self.path):
+            if isinstance(key, int):
+                parts.append(f"[{key}]")
+            elif isinstance(key, str) and _NAME.fullmatch(key):
+                parts.append(f".{key}" if parts else key)
+            else:
+                parts.append(f"[{ascii(key)[:42]}]")
+        return "".join(parts) or "the body"
+
+
+def _refused(message: str, param: str | None = None) -> InvalidRequestError:
+    return InvalidRequestError(
+        message,
+        param=param,
+        user_message="The request could not be sent: it holds data that cannot be encoded.",
+    )
+
+
+def check_encodable(body: Mapping[str, Any]) -> None:
+    """``InvalidRequestError`` unless httpx can encode ``body`` (JSON, ``allow_nan=False``,
+    UTF-8), naming where the problem is and never quoting text. Shared by both request
+    builders; costs one walk of the body, a fraction of the encoding itself."""
+    try:
+        _walk(body, set())
+    except _Unencodable as problem:
+        where = problem.where()
+        raise _refused(f"the request cannot be encoded: {where} {problem.reason}", where) from None
+    except RecursionError:
+        raise _refused("the request cannot be encoded: it is nested too deeply") from None
+
+
+def _walk(value: Any, open_: set[int]) -> None:
+    """What ``json.dumps`` accepts: str, int, finite float, None, and dict, list and tuple
+    (subclasses included) of those, nothing else. The common leaves (ASCII text, plain
+    numbers) are settled in the parent's loop without a call: this runs on every request."""
+    if isinstance(value, dict):
+        pairs: Any = value.items()
+        is_dict = True
+    elif isinstance(value, list | tuple):
+        pairs = enumerate(value)
+        is_dict = False
+    else:
+        _check_leaf(value)
+        return
+    marker = id(value)
+    if marker in open_:
+        raise _Unencodable("contains itself (a circular structure JSON cannot encode)")
+    open_.add(marker)
+    for key, item in pairs:
+        try:
+            if is_dict and (type(key) is not str or not key.isascii()):
+                _check_key(key)
+            kind = type(item)
+            if kind is str:
+                if not item.isascii():
+                    _check_text(item)
+            elif kind is not int and kind is not bool and item is not None:
+                _walk(item, open_)
+        except _Unencodable as problem:
+            problem.path.append(key if isinstance(key, str | int) else repr(key))
+            raise
+    open_.discard(marker)
+
+
+def _check_leaf(value: Any) -> None:
+    if isinstance(value, str):
+        if not value.isascii():
+            _check_text(value)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise _Unencodable(f"is {value!r}, which JSON has no number for")
+    elif value is not None and not isinstance(value, int):
+        raise _Unencodable(f"is a {type(value).__name__}, which JSON cannot encode")
+
+
+def _check_key(key: Any) -> None:
+    if isinstance(key, str):
+        if not key.isascii():
+            _check_text(key)
+    elif isinstance(key, float):
+        if not math.isfinite(key):
+            raise _Unencodable(f"has the key {key!r}, which JSON has no number for")
+    elif key is not None and not isinstance(key, int):
+        raise _Unencodable(f"has a key of type {type(key).__name__}, which JSON cannot encode")
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        raise _Unencodable(
+            f"holds a lone surrogate (U+{code:04X}) at character {exc.start}, which UTF-8 "
+            "cannot encode"
+        ) from None

@@ -259,7 +259,7 @@ async def record_exchange(
     The API key goes in the ``Authorization`` header only, never into the sidecar.
     """
     endpoint = Endpoint.from_base_url(base_url)
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    headers = endpoint.authorized(None, api_key)
     async with _http(http_client) as http:
         identity = await identify_server(http, endpoint, headers=headers)
         url = endpoint.chat_completions if api == "chat" else f"{endpoint.api_base}/responses"

@@ -32,7 +32,7 @@ from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
-from providers.chat_completions.http_client_base import HttpClientBase
+from providers.chat_completions.http_client_base import HttpClientBase, masks_secrets
 from providers.responses._background import poll_until_done, updates_of
 from providers.responses._conversation import (
     ConversationChain,
@@ -193,6 +193,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         stored = body.get("store") is True and "previous_response_id" not in extras
         return _Prepared(body, history, previous, stored and chained)
 
+    @masks_secrets
     def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
         """As the chat client: an unknown model names the served ids (vLLM and SGLang 404)."""
         backend = self.profile.name

@@ -19,7 +19,7 @@ from providers.abstractions.options import (
     ChatToolMode,
     ToolDeclaration,
 )
-from providers.chat_completions.request import merge_extra, set_if_given
+from providers.chat_completions.request import check_encodable, merge_extra, set_if_given
 from providers.responses._items import Item
 
 __all__ = ["build_responses_request"]
@@ -82,6 +82,7 @@ def build_responses_request(
         extras["reasoning"] = {"effort": effort, **(reasoning or {})}
     for key, value in extras.items():
         merge_extra(body, key, value, _CORE_KEYS)
+    check_encodable(body)  # a typed error before anything is sent, as on the chat path
     return body
 
 

@@ -37,6 +37,7 @@ from providers.backends import BackendProfile
 __all__ = [
     "build_chat_request",
     "check_encodable",
+    "json_text",
     "merge_extra",
     "messages_to_wire",
     "set_if_given",
@@ -206,7 +207,7 @@ def _call_to_wire(call: FunctionCallContent) -> dict[str, Any]:
     if call.raw_arguments and call.error is None:
         arguments = call.raw_arguments  # the server's own bytes: keeps its prompt cache valid
     else:
-        arguments = _dumps(call.arguments, "a tool call's arguments", None)
+        arguments = json_text(call.arguments, "a tool call's arguments", None)
     return {
         "id": call.call_id,
         "type": "function",
@@ -219,10 +220,10 @@ def _result_text(result: Any) -> str:
         return ""
     if isinstance(result, str):
         return result
-    return _dumps(result, "a tool result", str)
+    return json_text(result, "a tool result", str)
 
 
-def _dumps(value: Any, what: str, default: Callable[[Any], Any] | None) -> str:
+def json_text(value: Any, what: str, default: Callable[[Any], Any] | None) -> str:
     """JSON text inside the body (arguments, results); a value that contains itself, or one
     JSON has no form for, is the caller's error, typed, not ``json``'s."""
     try:

@@ -13,7 +13,6 @@ own bytes, so a prompt cache keyed on the rendered prefix still hits.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +28,7 @@ from providers.abstractions.contents import (
 from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
+from providers.chat_completions.request import json_text
 
 __all__ = ["Item", "messages_to_input"]
 
@@ -147,7 +147,7 @@ def _call_item(call: FunctionCallContent) -> Item:
     if call.raw_arguments and call.error is None:
         arguments = call.raw_arguments  # the server's own bytes: keeps its prompt cache valid
     else:
-        arguments = json.dumps(call.arguments, ensure_ascii=False)
+        arguments = json_text(call.arguments, "a tool call's arguments", None)
     return {
         "type": "function_call",
         "call_id": call.call_id,
@@ -161,4 +161,4 @@ def _result_text(result: Any) -> str:
         return ""
     if isinstance(result, str):
         return result
-    return json.dumps(result, ensure_ascii=False, default=str)
+    return json_text(result, "a tool result", str)

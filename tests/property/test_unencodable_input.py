@@ -139,6 +139,22 @@ def test_circular_structures_elsewhere_are_refused(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
+def test_circular_call_arguments_and_results_in_the_history_are_refused(kind: str) -> None:
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    call = FunctionCallContent("call_1", "lookup", loop)
+    with_call = [ChatMessage(ChatRole.USER, "hi"), ChatMessage(ChatRole.ASSISTANT, [call])]
+    assert "arguments" in assert_refused(CLIENTS[kind](), with_call)
+    fine = FunctionCallContent("call_1", "lookup", {"q": 1})
+    with_result = [
+        ChatMessage(ChatRole.USER, "hi"),
+        ChatMessage(ChatRole.ASSISTANT, [fine]),
+        ChatMessage(ChatRole.TOOL, [FunctionResultContent("call_1", loop)]),
+    ]
+    assert "result" in assert_refused(CLIENTS[kind](), with_result)
+
+
+@pytest.mark.parametrize("kind", CLIENTS)
 def test_values_json_has_no_form_for_are_refused(kind: str) -> None:
     options = ChatOptions(additional_properties={"when": datetime(2025, 1, 1)})
     message = assert_refused(CLIENTS[kind](), "hi", options)

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import structlog
 
 from capabilities import events
 from capabilities.backend import Backend, traits_for
@@ -40,11 +39,12 @@ from capabilities.probes import (
     ProbeResponse,
     run_probe,
 )
+from providers.abstractions.logs import get_logger
 from providers.transport.endpoint import Endpoint
 
 __all__ = ["DetectedBackend", "backend_version", "detect_backend", "detect_with"]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 _SERVER_HEADER = "llama.cpp"
 _OWNED_BY = {"llamacpp": Backend.LLAMACPP, "vllm": Backend.VLLM, "sglang": Backend.SGLANG}

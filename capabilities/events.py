@@ -1,8 +1,8 @@
-"""structlog event names emitted by ``capabilities``. Stable API: dashboards and tests match
-on these strings, so they change only with a deprecation.
+"""Event names emitted by ``capabilities`` (through ``providers.abstractions.logs``). Stable API:
+dashboards and tests match on these strings, so they change only with a deprecation.
 
 Every event is a dict (``structlog.testing.capture_logs()`` in tests); keys are listed beside
-each name. The library never configures structlog. A ``url`` or ``base_url`` never carries the
+each name. The library configures no logging. A ``url`` or ``base_url`` never carries the
 base URL's user info (``Endpoint`` splits it off), nor do ``evidence`` strings.
 """
 

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import structlog
 
 from capabilities import events
 from capabilities.models import Source
+from providers.abstractions.logs import get_logger
 from providers.transport.endpoint import Endpoint
 
 __all__ = ["DEFAULT_PROBE_TIMEOUT", "PROBES", "ProbeResponse", "ProbeSpec", "Prober", "run_probe"]
@@ -44,7 +44,7 @@ hundreds of LM Studio models is well under this)."""
 
 _MAX_REDIRECTS = 5
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 
 class CrossOriginRedirect(httpx.HTTPError):

@@ -20,16 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import httpx
-import structlog
 
 from capabilities import events
 from providers.abstractions.errors import BackendUnavailableError
+from providers.abstractions.logs import get_logger
 from providers.transport.endpoint import Endpoint
 from providers.transport.error_bodies import parse_error_body
 
 __all__ = ["Readiness", "wait_until_ready"]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 _NOT_READY = frozenset({502, 503, 504})
 """503: loading (llama.cpp), starting (SGLang), engine dead (vLLM); 502/504: a proxy in front

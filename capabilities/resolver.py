@@ -21,7 +21,6 @@ from types import TracebackType
 from typing import Any
 
 import httpx
-import structlog
 
 from capabilities import events
 from capabilities.backend import traits_for
@@ -32,12 +31,13 @@ from capabilities.model_id import validate_model_id
 from capabilities.models import CapabilityOverrides, ModelCapabilities, Resolved, Source
 from capabilities.payloads import PARSERS, Findings, ModelsListing, first_version, parse_models
 from capabilities.probes import DEFAULT_PROBE_TIMEOUT, PROBES, Prober, run_probe
+from providers.abstractions.logs import get_logger
 from providers.transport.endpoint import Endpoint
 from providers.transport.stale_connections import new_http_client
 
 __all__ = ["OpenAiCompatibleCapabilityResolver"]
 
-_log = structlog.get_logger(__name__)
+_log = get_logger(__name__)
 
 
 class OpenAiCompatibleCapabilityResolver:

@@ -16,11 +16,10 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-import structlog
-
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.delegating import DelegatingChatClient, close_stream
+from providers.abstractions.logs import get_logger
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile
 from telemetry import events
@@ -29,7 +28,7 @@ from telemetry.recorder import RequestRecord, RequestRecorder, RequestStatus
 
 __all__ = ["ObservingChatClient"]
 
-_LOG = structlog.get_logger(__name__)
+_LOG = get_logger(__name__)
 _NO_CONTEXT = contextlib.nullcontext()  # stateless, so one serves every request
 
 

@@ -14,9 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import structlog
-
 from providers.abstractions.chat_response import ChatResponse
+from providers.abstractions.logs import get_logger
 from telemetry import events
 from telemetry.extractors import TimingsExtractor, extractor_for
 from telemetry.recorder import RequestRecord
@@ -31,7 +30,7 @@ from telemetry.timings import (
 
 __all__ = ["CacheEvolution", "CacheReportHint", "CacheTurn"]
 
-_LOG = structlog.get_logger(__name__)
+_LOG = get_logger(__name__)
 
 NA = "n/a"
 

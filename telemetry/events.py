@@ -1,10 +1,11 @@
 """Log event names and keys (stable API) and the one function that builds a request's event.
 
-The library logs through ``structlog.get_logger`` and never configures structlog: the
-application decides rendering, levels and destinations. Names and keys live here, and only here,
-so dashboards and alerts can rely on them. An event carries counts, timings, identifiers and
-error *classes*; it never carries message text, options, headers or exception messages, which
-is how API keys and prompt text stay out of logs by construction.
+The library logs through ``providers.abstractions.logs`` and configures nothing: the events go to
+structlog when the application configured it, else to the standard library's ``oaicompat.*``
+loggers, which are silent until the application configures logging. Names and keys live here, and
+only here, so dashboards and alerts can rely on them. An event carries counts, timings, identifiers
+and error *classes*; it never carries message text, options, headers or exception messages, which is
+how API keys and prompt text stay out of logs by construction.
 """
 
 from __future__ import annotations

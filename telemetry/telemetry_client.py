@@ -25,10 +25,9 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import structlog
-
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.logs import get_logger
 from providers.abstractions.properties import set_property
 from providers.backends import BackendProfile
 from telemetry._observing import ObservingChatClient
@@ -40,7 +39,7 @@ from telemetry.timings import REQUEST_TIMINGS
 
 __all__ = ["RequestObserver", "TelemetryChatClient"]
 
-_LOG = structlog.get_logger(__name__)
+_LOG = get_logger(__name__)
 
 RequestObserver = Callable[[RequestRecord], object]
 """Called once per request, after the event is logged (``CacheEvolution.add`` is one)."""
@@ -49,7 +48,7 @@ RequestObserver = Callable[[RequestRecord], object]
 class TelemetryChatClient(ObservingChatClient):
     """See the module docstring.
 
-    ``logger`` defaults to ``structlog.get_logger("telemetry.telemetry_client")``;
+    ``logger`` defaults to the library's event logger (``providers.abstractions.logs``);
     ``attach_timings=False`` leaves responses and updates untouched; ``cache_hint`` may be shared
     with a ``CacheEvolution`` so the "start the server with --enable-…" hint is logged once.
     """

@@ -45,11 +45,12 @@ __all__ = [
 
 
 def _warn(event: str, **fields: Any) -> None:
-    """Logged through structlog, imported on first use: it costs ~25 ms of cold import and is
-    needed only when a request is malformed."""
-    import structlog
+    """Logged through the library's event logger, imported on first use: structlog costs
+    ~25 ms of cold import and is needed only when a request is malformed."""
+    # deferred: structlog, ~25 ms of cold import, only for a malformed request
+    from providers.abstractions.logs import get_logger
 
-    structlog.get_logger(__name__).warning(event, **fields)
+    get_logger(__name__).warning(event, **fields)
 
 
 # Keys the client owns: ``additional_properties`` may extend them (a nested dict is merged),

@@ -94,9 +94,9 @@ class FallbackChatClient:
         logger = self._logger
         if logger is None:
             # deferred: structlog costs 50 ms at import, and only a failover logs
-            import structlog
+            from providers.abstractions.logs import get_logger
 
-            logger = self._logger = structlog.get_logger(__name__)
+            logger = self._logger = get_logger(__name__)
         logger.warning(
             FALLBACK_EVENT,
             main=self.main_name,

@@ -47,7 +47,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-import structlog
 import tenacity
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
@@ -63,6 +62,7 @@ from providers.abstractions.errors import (
     ServerError,
     StreamInterruptedError,
 )
+from providers.abstractions.logs import get_logger
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import RETRY_ATTEMPTS, set_property
 from providers.layers.stream_head import Head, read_head, replayable
@@ -79,7 +79,7 @@ __all__ = [
 DEFAULT_RETRY_STATUSES: Final = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 RETRY_EVENT: Final = "llm.request.retry"
-"""The structlog event logged before each retry, with ``attempt``, ``wait`` and ``reason``."""
+"""The event logged before each retry, with ``attempt``, ``wait`` and ``reason``."""
 
 Sleep = Callable[[float], Awaitable[None]]
 _T = TypeVar("_T")
@@ -281,7 +281,7 @@ class RetryingChatClient(DelegatingChatClient):
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
         self._random = random
-        self._log = logger if logger is not None else structlog.get_logger(__name__)
+        self._log = logger if logger is not None else get_logger(__name__)
 
     def _retrying(self) -> tenacity.AsyncRetrying:
         return self.policy.retrying(sleep=self._sleep, random=self._random, on_retry=self._logged)

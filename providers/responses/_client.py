@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import structlog
 
 from capabilities.model_id import model_not_found_error
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.errors import InvalidRequestError, ProviderError
+from providers.abstractions.logs import get_logger
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile, profile_for
@@ -52,7 +52,7 @@ from providers.transport.timeouts import Timeouts
 __all__ = ["STORE_UNAVAILABLE_EVENT", "OpenAiCompatibleResponsesClient"]
 
 STORE_UNAVAILABLE_EVENT = "oaicompat.responses.store_unavailable"
-"""The structlog warning logged (once per client) when ``previous_response_id`` was refused and
+"""The warning logged (once per client) when ``previous_response_id`` was refused and
 the client fell back to sending the whole history."""
 
 _PROBE_ID = "resp_oaicompat_store_probe"
@@ -291,7 +291,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             return False
         self._store_usable = False
         self._chain.forget()
-        structlog.get_logger(__name__).warning(
+        get_logger(__name__).warning(
             STORE_UNAVAILABLE_EVENT,
             backend=self.profile.name,
             status=error.status,

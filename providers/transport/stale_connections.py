@@ -75,9 +75,10 @@ class StaleConnectionResend(httpx.AsyncBaseTransport):
             except _STALE_ERRORS as exc:
                 if trace.opened or resend == _MAX_RESENDS:
                     raise
-                import structlog  # only here: rare, and ~25 ms off `import providers`
+                # deferred: structlog, ~25 ms of cold import, for a rare event
+                from providers.abstractions.logs import get_logger
 
-                structlog.get_logger("oaicompat.http").debug(
+                get_logger("oaicompat.http").debug(
                     "http.stale_connection.resent",
                     url=str(request.url.copy_with(username=None, password=None, query=None)),
                     error=type(exc).__name__,

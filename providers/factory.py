@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ConfigurationError
+from providers.abstractions.limits import Limits
 from providers.builder import ChatClientBuilder
 from providers.chat_completions.client import OpenAiCompatibleChatClient, Timeouts
 from providers.layers.extra_body import ExtraBodyChatClient, merge_extra_body
@@ -63,6 +64,7 @@ def create_chat_client(
     telemetry: bool = True,
     timeouts: Timeouts | None = None,
     extra_body: Mapping[str, Any] | None = None,
+    limits: Limits | None = None,
     **client_kwargs: Any,
 ) -> ChatClient:
     """The standard pipeline over ``OpenAiCompatibleChatClient``; see the module docstring.
@@ -80,6 +82,7 @@ def create_chat_client(
     """
     if isinstance(backend, str) and backend.strip().lower() in ("", "auto"):
         backend = None
+    _limits = limits  # accepted for configuration (issue #20); the layers take it on their branch
     if timeouts is not None:
         client_kwargs["timeouts"] = timeouts
     core_class = core_client_class(api)

@@ -11,7 +11,7 @@ from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.cli._arguments import EXIT_OK
 from providers.cli._flags import tools_flag
-from providers.cli._output import StreamView, print_stats
+from providers.cli._output import StreamView, print_stats, terminal_safe
 from providers.cli._target import closing, target_from
 
 __all__ = ["chat"]
@@ -38,6 +38,6 @@ async def chat(args: argparse.Namespace) -> int:
     response = ChatResponse.from_updates(updates)
     for call in response.tool_calls:
         arguments = json.dumps(call.arguments, ensure_ascii=False)
-        out.write(f"tool call: {call.name}({arguments})  id={call.call_id}\n")
+        out.write(terminal_safe(f"tool call: {call.name}({arguments})  id={call.call_id}") + "\n")
     print_stats(response, updates, sys.stderr)
     return EXIT_OK

@@ -8,7 +8,6 @@ off, so a check sees the server's first answer.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 
@@ -17,6 +16,7 @@ from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ProviderError
 from providers.cli._arguments import EXIT_BACKEND, EXIT_OK
 from providers.cli._check_battery import BATTERY, Check
+from providers.cli._output import json_text, terminal_safe
 from providers.cli._target import Target, closing, target_from
 
 __all__ = ["check"]
@@ -37,7 +37,9 @@ async def check(args: argparse.Namespace) -> int:
     ) as resolver:
         caps = await resolver.resolve(target.model_id)
         if not caps.answered_probes:
-            print(f"oaicompat: no probe of {target.base_url} answered", file=sys.stderr)
+            print(
+                f"oaicompat: no probe of {terminal_safe(target.base_url)} answered", file=sys.stderr
+            )
             return EXIT_BACKEND
         results = await _run_battery(target, args, caps, resolver)
     _print_report(target, caps, results, as_json=args.json)
@@ -87,9 +89,10 @@ def _print_report(
     }
     if as_json:
         rows = [{"check": r.name, "outcome": r.outcome, "detail": r.detail} for r in results]
-        print(json.dumps({**header, "checks": rows}, indent=2, ensure_ascii=False))
+        print(json_text({**header, "checks": rows}))
         return
-    print(f"{header['backend']} {header['version'] or ''} at {target.base_url}".strip())
+    title = f"{header['backend']} {header['version'] or ''} at {target.base_url}".strip()
+    print(terminal_safe(title))
     width = max(len(r.name) for r in results)
     for r in results:
-        print(f"  {r.name:<{width}}  {r.outcome:<8} {r.detail}")
+        print(f"  {r.name:<{width}}  {r.outcome:<8} {terminal_safe(r.detail)}")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from capabilities import OpenAiCompatibleCapabilityResolver
 from providers.cli._arguments import EXIT_BACKEND, EXIT_OK
-from providers.cli._output import print_probe_table
+from providers.cli._output import json_text, print_probe_table, terminal_safe
 from providers.cli._target import target_from
 
 __all__ = ["probe"]
@@ -27,10 +26,10 @@ async def probe(args: argparse.Namespace) -> int:
         caps = await resolver.resolve(target.model_id)
     data = {"target": target.name, "base_url": target.base_url, **caps.to_dict()}
     if args.json:
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json_text(data))
     else:
         print_probe_table(data, sys.stdout)
     if not caps.answered_probes:
-        print(f"oaicompat: no probe of {target.base_url} answered", file=sys.stderr)
+        print(f"oaicompat: no probe of {terminal_safe(target.base_url)} answered", file=sys.stderr)
         return EXIT_BACKEND
     return EXIT_OK

@@ -6,11 +6,11 @@ Needs no backend: the recorded bytes are served again by a loopback server
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from providers.cli._arguments import EXIT_BACKEND, EXIT_OK, EXIT_USAGE
+from providers.cli._output import json_text, terminal_safe
 from providers.replay.transcripts import Transcript, replay_bytes
 
 __all__ = ["replay"]
@@ -19,7 +19,7 @@ __all__ = ["replay"]
 async def replay(path: Path) -> int:
     sidecar = path.with_suffix(".json")
     if not sidecar.exists():
-        print(f"oaicompat: no transcript sidecar at {sidecar}", file=sys.stderr)
+        print(f"oaicompat: no transcript sidecar at {terminal_safe(str(sidecar))}", file=sys.stderr)
         return EXIT_USAGE
     transcript = Transcript.load(sidecar)
     result = await replay_bytes(
@@ -30,5 +30,5 @@ async def replay(path: Path) -> int:
         backend=transcript.backend,
         api=transcript.api,
     )
-    print(json.dumps(result, indent=2, ensure_ascii=False))
+    print(json_text(result))
     return EXIT_BACKEND if result["error"] else EXIT_OK

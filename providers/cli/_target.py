@@ -14,11 +14,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from capabilities.models import CapabilityOverrides
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ConfigurationError
 from providers.cli._flags import extra_body_flag
-from providers.config import OaicompatConfig, default_config_paths, find_config, load_config
+from providers.config import (
+    BackendConfig,
+    OaicompatConfig,
+    default_config_paths,
+    find_config,
+    load_config,
+)
 from providers.factory import create_chat_client
 
 __all__ = ["Target", "closing", "target_from"]
@@ -45,6 +53,7 @@ class Target:
 def target_from(args: argparse.Namespace) -> Target:
     extra = extra_body_flag(args.extra_body)
     if args.base_url:
+        _check_base_url_flag(args.base_url)
         return Target(
             args.base_url,
             args.base_url,
@@ -54,6 +63,17 @@ def target_from(args: argparse.Namespace) -> Target:
             settings={"extra_body": extra or None, "api": args.api or "chat"},
         )
     return _configured_target(args, extra)
+
+
+def _check_base_url_flag(url: str) -> None:
+    """``--base-url`` is held to the rule a configuration's ``base_url`` is, so a bad one is a
+    usage error (exit 2) before any client is built, not a traceback from the first request."""
+    try:
+        BackendConfig(base_url=url)
+    except ValidationError:
+        raise ConfigurationError(
+            "--base-url is not an http(s) URL with a host (http://host:port/…)"
+        ) from None
 
 
 def _configured_target(args: argparse.Namespace, extra: dict[str, Any]) -> Target:

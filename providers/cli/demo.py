@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.errors import ProviderError
 from providers.chat_completions.client import OpenAiCompatibleChatClient
+from providers.cli._output import terminal_safe
 from providers.layers.text_recovery import TextRecoveryChatClient
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 from providers.replay.transcripts import Transcript, default_root
@@ -123,12 +124,13 @@ def _print_block(title: str, rows: list[DemoRow], out: TextIO) -> None:
         for row in rows:
             fields.extend(k for k in pick(row) if k not in fields)
         for name in fields:
-            out.write(f"    {name}\n")
+            out.write(f"    {terminal_safe(name)}\n")
             for row in rows:
-                out.write(f"      {row.backend:<9} {pick(row).get(name, '-')}\n")
+                value = terminal_safe(pick(row).get(name, "-"))
+                out.write(f"      {row.backend:<9} {value}\n")
     for row in rows:
         if row.error:
-            out.write(f"    {row.backend}: error {row.error}\n")
+            out.write(f"    {row.backend}: error {terminal_safe(row.error)}\n")
 
 
 def _norm_of(row: DemoRow) -> dict[str, str]:

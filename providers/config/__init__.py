@@ -6,16 +6,19 @@ never assemble different pipelines. Its modules, one job each:
 
 * ``_schema``: the pydantic models, i.e. what each key means (``OaicompatConfig`` and its parts);
 * ``_loading``: finding the file and reading it into a validated ``OaicompatConfig``;
+* ``_document``: the YAML document read once and within bounds (size, depth, alias expansion);
 * ``_interpolation``: ``${VAR}`` and ``${VAR:-default}`` in string values;
 * ``_key_paths``: the ``file:line: key.path`` every error message starts with;
 * ``_clients``: ``client_for``, a role or backend as a client;
 * ``reference``: the README's configuration reference, rendered from the models.
 
-Rules: ``yaml.safe_load`` semantics only (no Python tags); ``${VAR}`` and ``${VAR:-default}`` are
-expanded inside string values only (never in keys, so a key path is always what is written);
+Rules: ``yaml.safe_load`` semantics only (no Python tags), within bounds (an alias bomb or a
+recursive alias is a ``ConfigurationError``, not gigabytes or a traceback); ``${VAR}`` and
+``${VAR:-default}`` are expanded inside string values only (never in keys, so a key path is
+always what is written);
 unknown keys are errors with a did-you-mean (a typo like ``api_kye`` must not silently drop the
 key); ``api_key`` is a ``SecretStr``, so ``repr``, ``str`` and ``model_dump_json`` show
-``**********``, and no error message ever quotes a value.
+``**********``, and no error message quotes a value that came from the environment.
 """
 
 from providers.config._clients import client_for
@@ -23,6 +26,7 @@ from providers.config._loading import default_config_paths, find_config, load_co
 from providers.config._schema import (
     BackendConfig,
     DefaultsConfig,
+    LimitsConfig,
     OaicompatConfig,
     RetryConfig,
     RoleConfig,
@@ -32,6 +36,7 @@ from providers.config._schema import (
 __all__ = [
     "BackendConfig",
     "DefaultsConfig",
+    "LimitsConfig",
     "OaicompatConfig",
     "RetryConfig",
     "RoleConfig",

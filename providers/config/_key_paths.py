@@ -2,7 +2,9 @@
 
 "field required" without a location is useless in a file with ten backends, so every message
 names the file, the line and the key path (``backends.gpu.retry.max_attempts``), and a wrong
-name gets its nearest known one. Values are never quoted: they may be secrets.
+name gets its nearest known one. The lines come from the one walk of the YAML node graph
+(``providers.config._document``). Values from the environment are never quoted: they may be
+secrets (``providers.config._interpolation``).
 """
 
 from __future__ import annotations
@@ -10,9 +12,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-import yaml  # type: ignore[import-untyped, unused-ignore]  # stubs: types-PyYAML
-
-__all__ = ["KeyPath", "Locator", "did_you_mean", "dotted", "line_map"]
+__all__ = ["KeyPath", "Locator", "did_you_mean", "dotted"]
 
 KeyPath = tuple[str | int, ...]
 
@@ -30,30 +30,6 @@ class Locator:
             if line is not None:
                 return f"{self.path}:{line}"
         return str(self.path)
-
-
-def line_map(node: yaml.Node | None) -> dict[KeyPath, int]:
-    """Key path → 1-based line, from the composed node tree (the same parse as ``safe_load``)."""
-    lines: dict[KeyPath, int] = {}
-    if node is None:
-        return lines
-    lines[()] = node.start_mark.line + 1
-
-    def walk(current: yaml.Node, prefix: KeyPath) -> None:
-        if isinstance(current, yaml.MappingNode):
-            for key, value in current.value:
-                if isinstance(key, yaml.ScalarNode):
-                    child = (*prefix, str(key.value))
-                    lines.setdefault(child, key.start_mark.line + 1)
-                    walk(value, child)
-        elif isinstance(current, yaml.SequenceNode):
-            for index, item in enumerate(current.value):
-                child = (*prefix, index)
-                lines.setdefault(child, item.start_mark.line + 1)
-                walk(item, child)
-
-    walk(node, ())
-    return lines
 
 
 def dotted(key_path: KeyPath) -> str:

@@ -1,9 +1,10 @@
 """Finding the configuration file and reading it into a validated ``OaicompatConfig``.
 
-YAML is read with ``safe_load`` semantics only (no Python tags); ``${VAR}`` is expanded
-(``providers.config._interpolation``) before validation; and every failure, from unreadable
-YAML to a role naming a backend that does not exist, is a ``ConfigurationError`` whose message
-starts ``file:line:`` and names the key path (``providers.config._key_paths``).
+The document is read once and within bounds (``providers.config._document``: no Python tags,
+no alias bombs); ``${VAR}`` is expanded (``providers.config._interpolation``) before validation;
+and every failure, from unreadable YAML to a role naming a backend that does not exist, is a
+``ConfigurationError`` whose message starts ``file:line:`` and names the key path
+(``providers.config._key_paths``), without quoting a value that came from the environment.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped, unused-ignore]  # stubs: types-PyYAML
 from pydantic import BaseModel, ValidationError
 
 from providers.abstractions.errors import ConfigurationError
-from providers.config._interpolation import interpolate
-from providers.config._key_paths import KeyPath, Locator, did_you_mean, dotted, line_map
+from providers.config._document import read_document
+from providers.config._interpolation import FromEnvironment, interpolate
+from providers.config._key_paths import KeyPath, Locator, did_you_mean, dotted
 from providers.config._schema import OaicompatConfig, RoleConfig
 
 __all__ = ["default_config_paths", "find_config", "load_config"]
@@ -47,42 +48,22 @@ def load_config(
     """Read, interpolate and validate ``path``; ``env`` defaults to ``os.environ``.
 
     Every failure is a ``ConfigurationError`` whose message starts ``file:line:`` and names the
-    key path; none quotes a value, since values may be secrets.
+    key path; none quotes a value from the environment, since values there may be secrets.
     """
     path = Path(path)
-    data, locate = _read_yaml(path)
-    data = interpolate(data, (), env if env is not None else os.environ, locate)
+    data, locate = read_document(path)
+    data, from_env = interpolate(data, env if env is not None else os.environ, locate)
     try:
         config = OaicompatConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigurationError(_describe(exc, locate)) from None
-    _check_role_targets(config, locate)
+        raise ConfigurationError(_describe(exc, locate, from_env)) from None
+    _check_role_targets(config, locate, from_env)
     return config
 
 
-def _read_yaml(path: Path) -> tuple[dict[str, Any], Locator]:
-    """The file's top-level mapping, and where each of its keys is written."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigurationError(f"{path}: cannot read configuration: {exc.strerror}") from exc
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise ConfigurationError(f"{where}: {problem}") from None
-    locate = Locator(path, line_map(root))
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigurationError(f"{locate(())}: the top level must be a mapping")
-    return data, locate
-
-
-def _check_role_targets(config: OaicompatConfig, locate: Locator) -> None:
+def _check_role_targets(
+    config: OaicompatConfig, locate: Locator, from_env: FromEnvironment
+) -> None:
     """Every backend a role names (and its fallback) exists: pydantic cannot see across keys."""
     for role, entry in config.roles.items():
         targets: dict[KeyPath, str] = (
@@ -94,13 +75,15 @@ def _check_role_targets(config: OaicompatConfig, locate: Locator) -> None:
             if target not in config.backends:
                 hint = did_you_mean(target, list(config.backends))
                 key_path: KeyPath = ("roles", role, *suffix)
+                named = from_env.quote(key_path, target)
                 raise ConfigurationError(
-                    f"{locate(key_path)}: {dotted(key_path)}: no backend named {target!r}{hint}"
+                    f"{locate(key_path)}: {dotted(key_path)}: no backend named {named}{hint}"
                 )
 
 
-def _describe(exc: ValidationError, locate: Locator) -> str:
-    """One line per problem, ``file:line: key.path: what``; never the offending value."""
+def _describe(exc: ValidationError, locate: Locator, from_env: FromEnvironment) -> str:
+    """One line per problem, ``file:line: key.path: what``; never the offending value, and the
+    variable's name when the value came from the environment."""
     messages = []
     for error in exc.errors(include_input=False, include_url=False):
         loc: KeyPath = tuple(error["loc"])
@@ -108,7 +91,8 @@ def _describe(exc: ValidationError, locate: Locator) -> str:
             known = _field_names(loc[:-1])
             what = f"unknown key {loc[-1]!r}{did_you_mean(str(loc[-1]), known)}"
         else:
-            what = error["msg"]
+            # "Value error, " is pydantic's prefix for a validator's own message: noise here.
+            what = error["msg"].removeprefix("Value error, ") + from_env.note(loc)
         messages.append(f"{locate(loc)}: {dotted(loc) or '(top level)'}: {what}")
     return "\n".join(messages)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import httpx
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -19,18 +20,24 @@ from pydantic import (
     PositiveFloat,
     PositiveInt,
     SecretStr,
+    field_validator,
     model_validator,
 )
 
 from capabilities.models import CapabilityOverrides
 from providers.abstractions.errors import ConfigurationError
+from providers.abstractions.limits import Limits
 from providers.config._key_paths import did_you_mean
 from providers.layers.retry import RetryPolicy
+from providers.reasoning import FORMATS as REASONING_FORMATS
+from providers.text_tool_calls import FORMAT_NAMES as TOOL_CALL_FORMATS
+from providers.transport.endpoint import Endpoint
 from providers.transport.timeouts import Timeouts
 
 __all__ = [
     "BackendConfig",
     "DefaultsConfig",
+    "LimitsConfig",
     "OaicompatConfig",
     "RetryConfig",
     "RoleConfig",
@@ -75,6 +82,38 @@ class RetryConfig(_Strict):
     """Cap of all waiting for one call, in seconds (default 300)."""
 
 
+class LimitsConfig(_Strict):
+    """``providers.Limits`` fields: how much one request may make the client hold before it
+    fails with ``ResponseTooLargeError``; an unset (or null) field keeps the library default."""
+
+    max_event_bytes: PositiveInt | None = None
+    """One SSE line or event, before it is parsed (default 16 MiB)."""
+    max_body_bytes: PositiveInt | None = None
+    """A whole non-streamed body after decompression (default 64 MiB)."""
+    max_stream_bytes: PositiveInt | None = None
+    """A whole streamed body after decompression (default 1024 MiB)."""
+    max_error_body_bytes: PositiveInt | None = None
+    """How much of an error body the exception keeps (default 64 KiB)."""
+    max_tool_argument_bytes: PositiveInt | None = None
+    """The argument text of one tool call, assembled from its deltas (default 8 MiB)."""
+    max_tool_calls: PositiveInt | None = None
+    """Tool calls in one response (default 1024)."""
+    max_held_text_bytes: PositiveInt | None = None
+    """Text the recovery layer holds back while a block is unclosed (default 8 MiB)."""
+    max_held_updates: PositiveInt | None = None
+    """Updates retry and fallback hold before the first substantive one (default 100000)."""
+    max_json_depth: PositiveInt | None = None
+    """Nesting depth of any JSON the server sends (default 200)."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_a_boolean(cls, value: Any) -> Any:
+        # pydantic reads ``true`` as 1 for an integer: a limit of one byte is never meant.
+        if isinstance(value, bool):
+            raise ValueError("must be an integer > 0, not a boolean")
+        return value
+
+
 class DefaultsConfig(_Strict):
     """Settings every backend inherits field by field unless it sets its own."""
 
@@ -82,6 +121,8 @@ class DefaultsConfig(_Strict):
     """Default time budgets (see ``timeouts``)."""
     retry: RetryConfig | None = None
     """Default retry policy (see ``retry``)."""
+    limits: LimitsConfig | None = None
+    """Default bounds on what a server may make the client hold (see ``limits``)."""
 
 
 class BackendConfig(_Strict):
@@ -120,6 +161,8 @@ class BackendConfig(_Strict):
     """Overrides ``defaults.timeouts`` field by field."""
     retry: RetryConfig | None = None
     """Overrides ``defaults.retry`` field by field."""
+    limits: LimitsConfig | None = None
+    """Overrides ``defaults.limits`` field by field."""
     api: Literal["chat", "responses"] = "chat"
     """The endpoint family: ``chat`` (``/v1/chat/completions``) or ``responses``
     (``/v1/responses``); callers see the same updates either way."""
@@ -127,6 +170,31 @@ class BackendConfig(_Strict):
     """With ``api: responses``: send the whole history each turn (works on every server), or
     chain turns by ``previous_response_id`` (needs the server's response store; falls back to
     stateless with one warning when the store is off)."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        # Checked here, not at the first request: a bad URL is the file's mistake (exit 2),
+        # and the message quotes nothing, since the URL may come from the environment or
+        # carry a password.
+        try:
+            Endpoint.from_base_url(value)
+            port = httpx.URL(value.strip()).port
+        except (ValueError, httpx.InvalidURL):
+            port = -1
+        if port is not None and not 0 < port < 65536:
+            raise ValueError("not an http(s) URL with a host (http://host:port/…)")
+        return value
+
+    @field_validator("reasoning_tags")
+    @classmethod
+    def _known_reasoning_format(cls, value: str) -> str:
+        return _known(value, ("off", *REASONING_FORMATS))
+
+    @field_validator("text_tool_calls")
+    @classmethod
+    def _known_tool_call_format(cls, value: str) -> str:
+        return _known(value, ("off", *TOOL_CALL_FORMATS))
 
     @model_validator(mode="after")
     def _conversation_mode_needs_responses(self) -> BackendConfig:
@@ -201,6 +269,7 @@ class OaicompatConfig(_Strict):
             "text_tool_calls": backend.text_tool_calls,
             "retry": self.retry_for(backend),
             "timeouts": self.timeouts_for(backend),
+            "limits": self.limits_for(backend),
             "extra_body": backend.extra_body or None,
             "api": backend.api,
             **(
@@ -212,6 +281,23 @@ class OaicompatConfig(_Strict):
 
     def retry_for(self, backend: BackendConfig) -> RetryPolicy:
         return RetryPolicy(**(_overlay(self.defaults.retry, backend.retry) or {}))
+
+    def limits_for(self, backend: BackendConfig) -> Limits | None:
+        """Defaults overlaid field by field with the backend's own; ``None`` (the library's
+        ``DEFAULT_LIMITS``) if neither is set. A null field keeps the library default."""
+        merged = _overlay(self.defaults.limits, backend.limits)
+        if merged is None:
+            return None
+        return Limits(**{name: value for name, value in merged.items() if value is not None})
+
+
+def _known(value: str, names: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``names``; the error quotes only the names, never the value."""
+    if value not in names:
+        raise ValueError(
+            f"unknown format{did_you_mean(value, list(names))}; known: {', '.join(names)}"
+        )
+    return value
 
 
 def _overlay(base: BaseModel | None, top: BaseModel | None) -> dict[str, Any] | None:

@@ -26,6 +26,7 @@ from capabilities.models import CapabilityOverrides
 from providers.config import (
     BackendConfig,
     DefaultsConfig,
+    LimitsConfig,
     OaicompatConfig,
     RetryConfig,
     RoleConfig,
@@ -44,6 +45,7 @@ SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("backends.NAME.capabilities", CapabilityOverrides),
     ("defaults.timeouts, backends.NAME.timeouts", TimeoutsConfig),
     ("defaults.retry, backends.NAME.retry", RetryConfig),
+    ("defaults.limits, backends.NAME.limits", LimitsConfig),
     ("roles.NAME (mapping form)", RoleConfig),
 )
 """Every model the file can contain, in reading order, with where it appears."""

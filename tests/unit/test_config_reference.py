@@ -3,6 +3,7 @@ models, so a field added, renamed or re-documented in code without regenerating 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,28 @@ def _models_in(annotation: object) -> list[type]:
             found.append(current)
         stack.extend(typing.get_args(current))
     return found
+
+
+def test_the_limits_defaults_the_reference_states_are_the_library_defaults() -> None:
+    """``LimitsConfig`` documents each default in prose: it must say what ``Limits`` does."""
+    from providers.abstractions.limits import DEFAULT_LIMITS
+    from providers.config import LimitsConfig
+
+    units = {"": 1, "KiB": 1024, "MiB": 1024 * 1024}
+    for name, field in LimitsConfig.model_fields.items():
+        match = re.search(r"\(default (\d+)(?: (KiB|MiB))?\)", field.description or "")
+        assert match, f"LimitsConfig.{name} does not state its default"
+        stated = int(match.group(1)) * units[match.group(2) or ""]
+        assert stated == getattr(DEFAULT_LIMITS, name), name
+
+
+def test_the_readme_configuration_example_loads(tmp_path: Path) -> None:
+    from providers.config import load_config
+
+    text = README.read_text(encoding="utf-8")
+    example = text.split("Or from configuration", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "oaicompat.yaml"
+    path.write_text(example, encoding="utf-8")
+    config = load_config(path, env={"VLLM_API_KEY": "sk-x"})
+    limits = config.limits_for(config.backend("main"))
+    assert limits is not None and limits.max_tool_calls == 64

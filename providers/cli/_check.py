@@ -38,7 +38,8 @@ async def check(args: argparse.Namespace) -> int:
         caps = await resolver.resolve(target.model_id)
         if not caps.answered_probes:
             print(
-                f"oaicompat: no probe of {terminal_safe(target.base_url)} answered", file=sys.stderr
+                f"oaicompat: no probe of {terminal_safe(target.shown_url)} answered",
+                file=sys.stderr,
             )
             return EXIT_BACKEND
         results = await _run_battery(target, args, caps, resolver)
@@ -83,7 +84,7 @@ def _print_report(
     target: Target, caps: ModelCapabilities, results: list[_CheckResult], *, as_json: bool
 ) -> None:
     header = {
-        "base_url": target.base_url,
+        "base_url": target.shown_url,
         "backend": caps.backend.value,
         "version": caps.backend_version.value,
     }
@@ -91,7 +92,7 @@ def _print_report(
         rows = [{"check": r.name, "outcome": r.outcome, "detail": r.detail} for r in results]
         print(json_text({**header, "checks": rows}))
         return
-    title = f"{header['backend']} {header['version'] or ''} at {target.base_url}".strip()
+    title = f"{header['backend']} {header['version'] or ''} at {target.shown_url}".strip()
     print(terminal_safe(title))
     width = max(len(r.name) for r in results)
     for r in results:

@@ -24,12 +24,12 @@ async def probe(args: argparse.Namespace) -> int:
         target.base_url, api_key=target.api_key, overrides=overrides
     ) as resolver:
         caps = await resolver.resolve(target.model_id)
-    data = {"target": target.name, "base_url": target.base_url, **caps.to_dict()}
+    data = {"target": target.name, "base_url": target.shown_url, **caps.to_dict()}
     if args.json:
         print(json_text(data))
     else:
         print_probe_table(data, sys.stdout)
     if not caps.answered_probes:
-        print(f"oaicompat: no probe of {terminal_safe(target.base_url)} answered", file=sys.stderr)
+        print(f"oaicompat: no probe of {terminal_safe(target.shown_url)} answered", file=sys.stderr)
         return EXIT_BACKEND
     return EXIT_OK

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from capabilities.models import CapabilityOverrides
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ConfigurationError
+from providers.chat_completions.http_client_base import url_for_errors
 from providers.cli._flags import extra_body_flag
 from providers.config import (
     BackendConfig,
@@ -45,6 +46,11 @@ class Target:
     settings: dict[str, Any] = field(default_factory=dict)
     """``create_chat_client`` keywords (retry, timeouts, recovery, extra_body)."""
 
+    @property
+    def shown_url(self) -> str:
+        """``base_url`` as the CLI may print it: without the user info it may carry."""
+        return url_for_errors(self.base_url)
+
     def client(self, **overrides: Any) -> ChatClient:
         settings = {"backend": self.backend, **self.settings, **overrides}
         return create_chat_client(self.base_url, self.model_id, self.api_key, **settings)
@@ -55,7 +61,7 @@ def target_from(args: argparse.Namespace) -> Target:
     if args.base_url:
         _check_base_url_flag(args.base_url)
         return Target(
-            args.base_url,
+            url_for_errors(args.base_url),
             args.base_url,
             args.model,
             os.environ.get(args.api_key_env) or None,

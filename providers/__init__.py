@@ -40,6 +40,7 @@ from providers.abstractions.errors import (
     ServerError,
     StreamInterruptedError,
 )
+from providers.abstractions.functions import AIFunction, InvalidArgumentsError
 from providers.abstractions.limits import Limits
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
@@ -109,6 +110,7 @@ _LAZY: dict[str, str] = {
 __all__ = [
     "DEFAULT_TIMEOUT",
     "AIContent",
+    "AIFunction",
     "ApiStatusError",
     "AuthenticationError",
     "BackendConfig",
@@ -137,6 +139,7 @@ __all__ = [
     "FallbackChatClient",
     "FunctionCallContent",
     "FunctionResultContent",
+    "InvalidArgumentsError",
     "InvalidRequestError",
     "InvalidResponseError",
     "Limits",

@@ -44,6 +44,7 @@ from providers.abstractions.errors import (
     ServerError,
     StreamInterruptedError,
 )
+from providers.abstractions.functions import AIFunction, InvalidArgumentsError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
@@ -58,6 +59,7 @@ from providers.abstractions.parsed_text import ParsedText
 __all__ = [
     "DEFAULT_LIMITS",
     "AIContent",
+    "AIFunction",
     "ApiStatusError",
     "AuthenticationError",
     "BackendUnavailableError",
@@ -79,6 +81,7 @@ __all__ = [
     "ErrorContent",
     "FunctionCallContent",
     "FunctionResultContent",
+    "InvalidArgumentsError",
     "InvalidRequestError",
     "InvalidResponseError",
     "Limits",

@@ -63,6 +63,7 @@ if _TYPE_CHECKING:
     from providers.config import BackendConfig, OaicompatConfig, client_for, load_config
     from providers.factory import ExtraBodyChatClient, create_chat_client
     from providers.layers.fallback import FallbackChatClient
+    from providers.layers.function_invocation import FunctionInvokingChatClient
     from providers.layers.retry import RetryingChatClient, RetryPolicy
     from providers.layers.text_recovery import TextRecoveryChatClient
     from providers.responses import (
@@ -92,6 +93,7 @@ _LAZY: dict[str, str] = {
     "BackendConfig": "providers.config",
     "ExtraBodyChatClient": "providers.factory",
     "FallbackChatClient": "providers.layers.fallback",
+    "FunctionInvokingChatClient": "providers.layers.function_invocation",
     "OaicompatConfig": "providers.config",
     "client_for": "providers.config",
     "create_chat_client": "providers.factory",
@@ -138,6 +140,7 @@ __all__ = [
     "ExtraBodyChatClient",
     "FallbackChatClient",
     "FunctionCallContent",
+    "FunctionInvokingChatClient",
     "FunctionResultContent",
     "InvalidArgumentsError",
     "InvalidRequestError",

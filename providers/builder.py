@@ -21,6 +21,7 @@ from typing import Any
 from providers.abstractions.chat_client import ChatClient
 from providers.layers.extra_body import ExtraBodyChatClient
 from providers.layers.fallback import FallbackChatClient
+from providers.layers.function_invocation import FunctionInvokingChatClient
 from providers.layers.retry import RetryingChatClient, RetryPolicy
 from providers.layers.text_recovery import TextRecoveryChatClient
 from telemetry.otel import OpenTelemetryChatClient
@@ -85,6 +86,12 @@ class ChatClientBuilder:
         the caller's."""
         body = dict(extra_body)
         return self.use(lambda inner: ExtraBodyChatClient(inner, body))
+
+    def use_function_invocation(self, **kwargs: Any) -> ChatClientBuilder:
+        """``FunctionInvokingChatClient(inner, **kwargs)``: runs the ``AIFunction`` calls the
+        model makes and asks again. Add it first, so it sees the calls text recovery finds and
+        every round goes through the layers inside it (each request retried, each traced)."""
+        return self.use(lambda inner: FunctionInvokingChatClient(inner, **kwargs))
 
     def use_fallback(self, fallback: ChatClient, **kwargs: Any) -> ChatClientBuilder:
         """``FallbackChatClient(inner, fallback, **kwargs)``: the built pipeline so far, from

@@ -10,7 +10,9 @@ stream, it is one async generator over its inner stream. ``ChatClientBuilder`` s
 * ``text_recovery`` (with ``choice_recovery`` and ``block_whitespace``): tool calls and
   ``<think>`` tags left in text become structured contents;
 * ``extra_body``: configured body keys on every request, the caller's winning;
-* ``stream_head``: reading a stream's head, which retry and fallback share.
+* ``stream_head``: reading a stream's head, which retry and fallback share;
+* ``function_invocation``: ``FunctionInvokingChatClient``, the tool loop that runs the
+  ``AIFunction`` calls the model makes.
 """
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
@@ -20,12 +22,14 @@ from providers._lazy import lazy_exports as _lazy_exports
 if _TYPE_CHECKING:
     from providers.layers.extra_body import ExtraBodyChatClient
     from providers.layers.fallback import FallbackChatClient
+    from providers.layers.function_invocation import FunctionInvokingChatClient
     from providers.layers.retry import RetryingChatClient, RetryPolicy
     from providers.layers.text_recovery import TextRecoveryChatClient
 
 __all__ = [
     "ExtraBodyChatClient",
     "FallbackChatClient",
+    "FunctionInvokingChatClient",
     "RetryPolicy",
     "RetryingChatClient",
     "TextRecoveryChatClient",
@@ -36,6 +40,7 @@ __getattr__, __dir__ = _lazy_exports(
     {
         "ExtraBodyChatClient": ".extra_body",
         "FallbackChatClient": ".fallback",
+        "FunctionInvokingChatClient": ".function_invocation",
         "RetryPolicy": ".retry",
         "RetryingChatClient": ".retry",
         "TextRecoveryChatClient": ".text_recovery",

@@ -21,12 +21,13 @@ the annotations through pydantic, parameter descriptions from the docstring's ``
 ``:param x:``) entries or from ``Annotated[str, Field(description=...)]``. Before each call the
 model's arguments are validated against the same annotations; arguments that do not fit raise
 ``InvalidArgumentsError`` and the function does not run. Sync and async callables both work;
-a sync function runs on the event loop, so one that blocks should be ``async`` (or hand its work
-to ``asyncio.to_thread``) for parallel calls to overlap.
+a sync function runs in a worker thread (``asyncio.to_thread``), so a blocking one stalls neither
+the event loop nor the calls running beside it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 from collections.abc import Callable, Mapping
@@ -105,7 +106,12 @@ class _CallableFunction(AIFunction):
         if isinstance(bound, str):
             raise InvalidArgumentsError(bound)
         positional, keywords = bound
-        result = self.function(*positional, **keywords)
-        if inspect.isawaitable(result):
-            result = await result
+        if inspect.iscoroutinefunction(self.function):
+            result = await self.function(*positional, **keywords)
+        else:
+            # A blocking tool (a file read, an HTTP call with requests) must not stall the
+            # event loop, nor the calls running beside it: a plain function runs in a thread.
+            result = await asyncio.to_thread(self.function, *positional, **keywords)
+            if inspect.isawaitable(result):  # a plain function that returned a coroutine
+                result = await result
         return jsonable(result)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -161,20 +162,57 @@ def slow(name: str, seconds: float, finished: list[str]) -> AIFunction:
     return AIFunction.from_callable(wait, name=name)
 
 
+class InFlight:
+    """Counts the calls running at once: overlap is proven by the peak, not by a clock."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.peak = 0
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self.now -= 1
+
+
+def overlapping(name: str, flight: InFlight, *, blocking: bool) -> AIFunction:
+    """A tool that stays in flight for a while: on the event loop (``await``) or blocking its
+    thread (``time.sleep``, as a sync tool doing I/O would)."""
+
+    async def wait_async() -> str:
+        with flight:
+            await asyncio.sleep(0.05)
+        return name
+
+    def wait_blocking() -> str:
+        with flight:
+            time.sleep(0.05)
+        return name
+
+    return AIFunction.from_callable(wait_blocking if blocking else wait_async, name=name)
+
+
+@pytest.mark.parametrize("blocking", [False, True], ids=["async", "sync-blocking"])
 @pytest.mark.parametrize("concurrent", [True, False])
-async def test_parallel_calls_overlap_unless_told_not_to(concurrent: bool) -> None:
-    finished: list[str] = []
-    tools = [slow("a", 0.4, finished), slow("b", 0.4, finished)]
-    inner = Recorded(calling(call("a", "1"), call("b", "2")), answer())
+async def test_parallel_calls_overlap_unless_told_not_to(concurrent: bool, blocking: bool) -> None:
+    flight = InFlight()
+    tools = [overlapping(n, flight, blocking=blocking) for n in ("a", "b", "c")]
+    inner = Recorded(calling(call("a", "1"), call("b", "2"), call("c", "3")), answer())
     client = FunctionInvokingChatClient(inner, allow_concurrent_invocation=concurrent)
-    started = time.perf_counter()
-    await client.get_response("go", ChatOptions(tools=list(tools)))
-    elapsed = time.perf_counter() - started
-    assert sorted(finished) == ["a", "b"]
-    if concurrent:
-        assert elapsed < 0.7  # about the longer one, not the sum
-    else:
-        assert elapsed >= 0.8
+    response = await client.get_response("go", ChatOptions(tools=list(tools)))
+    results = [
+        c
+        for m in response.messages
+        for c in m.contents
+        if type(c).__name__ == "FunctionResultContent"
+    ]
+    assert len(results) == 3
+    assert flight.peak == (3 if concurrent else 1)
 
 
 async def test_a_streamed_result_comes_when_its_call_completes_and_history_keeps_call_order() -> (

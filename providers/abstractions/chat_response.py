@@ -21,6 +21,7 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
+from providers.abstractions.openai_answers import write_chunk, write_completion
 
 __all__ = ["ChatResponse", "ChatResponseBuilder", "ChatResponseUpdate"]
 
@@ -65,6 +66,17 @@ class ChatResponseUpdate:
                 return True
         return False
 
+    def to_openai_chunk(self, *, tool_call_index: int = 0) -> dict[str, Any]:
+        """This update as a ``chat.completion.chunk`` dict, which the chunk normaliser reads
+        back to the same update (its reasoning before its text, as a server's delta has them).
+
+        Properties go back in the choice (``system_fingerprint`` at the top), usage in
+        ``usage`` (with ``choices: []`` when the update holds nothing else). A tool call is whole
+        in an update, so it is written whole, numbered from ``tool_call_index``: readers merge
+        deltas by index, so a stream with calls in several updates numbers them on.
+        """
+        return write_chunk(self, tool_call_index)
+
 
 @dataclass(slots=True)
 class ChatResponse:
@@ -90,6 +102,11 @@ class ChatResponse:
     @property
     def tool_calls(self) -> list[FunctionCallContent]:
         return [c for m in self.messages for c in m.tool_calls]
+
+    def to_openai(self) -> dict[str, Any]:
+        """This response as a ``chat.completion`` dict, which the chunk normaliser's
+        ``normalize_completion`` reads back to the same response."""
+        return write_completion(self)
 
     @classmethod
     def from_updates(cls, updates: Iterable[ChatResponseUpdate]) -> ChatResponse:

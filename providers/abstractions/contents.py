@@ -9,8 +9,11 @@ and ``additional_properties`` stays ``None`` until something needs it, to keep t
 from __future__ import annotations
 
 import base64
+import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from providers.abstractions.usage import UsageDetails
 
 __all__ = [
     "AIContent",
@@ -23,6 +26,7 @@ __all__ = [
     "UriContent",
     "UsageContent",
     "UsageDetails",
+    "parse_arguments",
 ]
 
 
@@ -64,6 +68,32 @@ class FunctionCallContent(AIContent):
     raw_arguments: str = ""
     error: str | None = None
 
+    @classmethod
+    def from_json(cls, call_id: str, name: str, raw_arguments: str) -> FunctionCallContent:
+        """A call from its JSON argument text, parsed by the rule streamed calls follow
+        (``parse_arguments``): text that is not a JSON object sets ``error`` instead of raising,
+        so an adapter handing over a model's call gets it flagged, never lost."""
+        arguments, error = parse_arguments(raw_arguments)
+        return cls(call_id, name, arguments, raw_arguments, error)
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
+    """``(arguments, error)``: empty text means no arguments; anything else must be an object.
+
+    The one parsing rule for a call's arguments, whichever wire carried them (chat deltas, the
+    Responses API, ``FunctionCallContent.from_json``).
+    """
+    if not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        return {}, f"arguments are not valid JSON ({reason}); raw text kept in raw_arguments"
+    if not isinstance(value, dict):
+        return {}, f"arguments are JSON but not an object (got {type(value).__name__})"
+    return value, None
+
 
 @dataclass(slots=True)
 class FunctionResultContent(AIContent):
@@ -100,47 +130,6 @@ class ErrorContent(AIContent):
 
     message: str
     code: str | None = None
-
-
-@dataclass(slots=True)
-class UsageDetails:
-    """Token counts for one request.
-
-    Counts the server did not report stay ``None``: a missing ``cached_tokens`` (vLLM without
-    ``--enable-prompt-tokens-details``) is unknown, not zero. ``additional_counts`` holds every
-    other integer the server reported, keyed by its dotted path
-    (``prompt_tokens_details.audio_tokens``).
-    """
-
-    input_token_count: int | None = None
-    output_token_count: int | None = None
-    total_token_count: int | None = None
-    cached_input_token_count: int | None = None
-    reasoning_token_count: int | None = None
-    additional_counts: dict[str, int] | None = None
-
-    def updated_with(self, newer: UsageDetails) -> UsageDetails:
-        """Fields of ``newer`` win where it reports them.
-
-        Servers report cumulative usage (vLLM's continuous usage repeats it on every chunk), so
-        the latest report replaces the earlier one instead of being added to it.
-        """
-        counts = dict(self.additional_counts or {})
-        counts.update(newer.additional_counts or {})
-        return UsageDetails(
-            input_token_count=_newer(newer.input_token_count, self.input_token_count),
-            output_token_count=_newer(newer.output_token_count, self.output_token_count),
-            total_token_count=_newer(newer.total_token_count, self.total_token_count),
-            cached_input_token_count=_newer(
-                newer.cached_input_token_count, self.cached_input_token_count
-            ),
-            reasoning_token_count=_newer(newer.reasoning_token_count, self.reasoning_token_count),
-            additional_counts=counts or None,
-        )
-
-
-def _newer(newer: int | None, older: int | None) -> int | None:
-    return older if newer is None else newer
 
 
 @dataclass(slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +14,7 @@ from providers.abstractions.contents import (
     TextReasoningContent,
 )
 from providers.abstractions.open_values import ChatRole
+from providers.abstractions.openai_format import read_message, write_message
 
 __all__ = ["ChatMessage"]
 
@@ -32,7 +33,10 @@ class ChatMessage:
     author_name: str | None = None
     message_id: str | None = None
     raw: Any = field(default=None, repr=False, compare=False)
+    """What the message was read from (``from_openai``'s dict), when it was read."""
     additional_properties: dict[str, Any] | None = None
+    """Keys of the OpenAI message with no field here (``refusal``, ``prefix``): written back by
+    ``to_openai()`` and sent with the request, beside the keys the library writes."""
 
     def __post_init__(self) -> None:
         # `ChatMessage(role, "text")` must not become a message whose contents are characters
@@ -75,6 +79,34 @@ class ChatMessage:
     @property
     def tool_calls(self) -> list[FunctionCallContent]:
         return [c for c in self.contents if isinstance(c, FunctionCallContent)]
+
+    @classmethod
+    def from_openai(cls, message: Mapping[str, Any]) -> ChatMessage:
+        """One OpenAI chat message (``{"role": "user", "content": ...}``), any role.
+
+        ``to_openai()`` writes it back as the same dict (see ``openai_format`` for the few
+        shapes that come back normalised); ``reasoning_content`` is read as reasoning.
+        """
+        role, contents, author_name, extras = read_message(message)
+        return cls(role, contents, author_name, raw=message, additional_properties=extras)
+
+    def to_openai(self) -> dict[str, Any]:
+        """This message as one OpenAI chat message, reasoning as ``reasoning_content``.
+
+        A tool turn holding several results is several OpenAI messages, one per result: for
+        such a message this raises ``ValueError``, and ``to_openai_messages()`` gives them all.
+        """
+        written = self.to_openai_messages()
+        if len(written) != 1:
+            raise ValueError(
+                f"this message is {len(written)} OpenAI messages (one per tool result): "
+                "use to_openai_messages()"
+            )
+        return written[0]
+
+    def to_openai_messages(self) -> list[dict[str, Any]]:
+        """The OpenAI messages this message becomes: one, or one per tool result."""
+        return write_message(self)
 
     @classmethod
     def coerce_all(cls, messages: str | ChatMessage | Iterable[ChatMessage]) -> list[ChatMessage]:

@@ -7,7 +7,7 @@ with a 400, strict gateways reject unknown keys).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -72,6 +72,7 @@ class ChatToolMode(OpenValue):
 ChatToolMode.AUTO = ChatToolMode("auto")
 ChatToolMode.NONE = ChatToolMode("none")
 ChatToolMode.REQUIRED = ChatToolMode("required")
+_MODES = {m.value: m for m in (ChatToolMode.AUTO, ChatToolMode.NONE, ChatToolMode.REQUIRED)}
 
 
 @dataclass(slots=True, frozen=True)
@@ -129,3 +130,126 @@ class ChatOptions:
             t if isinstance(t, ToolDeclaration) else ToolDeclaration.from_openai(t)
             for t in self.tools or ()
         ]
+
+    @classmethod
+    def from_openai(cls, request: Mapping[str, Any]) -> ChatOptions:
+        """The options of an OpenAI chat-completions request body.
+
+        ``messages`` and ``stream`` are not options (``ChatMessage.from_openai`` reads the
+        first; the call made, ``get_response`` or ``get_streaming_response``, is the second).
+        ``max_tokens`` or ``max_completion_tokens`` is ``max_output_tokens`` (the client writes
+        the name its backend wants); a single ``stop`` string is a list of one. A tool, tool
+        choice or response format is typed when its typed form writes the same dict back, and
+        kept as given otherwise (a tool with ``strict``); every other key, and a null for a
+        typed one, is kept in ``additional_properties``, so ``to_openai()`` loses nothing.
+        """
+        extras: dict[str, Any] = {}
+        fields: dict[str, Any] = {}
+        for key, value in request.items():
+            if key in _NOT_OPTIONS:
+                continue
+            name = _FIELDS.get(key)
+            if key == "max_completion_tokens" and "max_tokens" not in request:
+                name = "max_output_tokens"
+            typed = None if name is None or value is None else _read_option(key, value)
+            if name is None or typed is None:
+                extras[key] = value
+            else:
+                fields[name] = typed
+        return cls(**fields, additional_properties=extras)
+
+    def to_openai(self, *, max_tokens_field: str = "max_tokens") -> dict[str, Any]:
+        """The request keys these options set, without ``messages`` and ``stream``; no backend
+        quirk (``ChatOptions.from_openai`` reads them back). ``max_tokens_field`` names the
+        output limit (OpenAI's newer models want ``max_completion_tokens``)."""
+        body: dict[str, Any] = {}
+        for key, name in _WRITTEN:
+            value = getattr(self, name)
+            if value is not None:
+                body[max_tokens_field if name == "max_output_tokens" else key] = value
+        if self.stop_sequences is not None:
+            body["stop"] = list(self.stop_sequences)
+        if self.tools is not None:
+            body["tools"] = [
+                t.to_openai() if isinstance(t, ToolDeclaration) else dict(t) for t in self.tools
+            ]
+        if self.tool_mode is not None:
+            body["tool_choice"] = self.tool_mode.to_openai()
+        if self.response_format is not None:
+            body["response_format"] = self.response_format.to_openai()
+        for key, value in self.additional_properties.items():
+            body.setdefault(key, value)
+        return body
+
+
+_NOT_OPTIONS = frozenset({"messages", "stream"})
+_WRITTEN = (
+    ("model", "model_id"),
+    ("temperature", "temperature"),
+    ("top_p", "top_p"),
+    ("top_k", "top_k"),
+    ("max_tokens", "max_output_tokens"),
+    ("seed", "seed"),
+    ("frequency_penalty", "frequency_penalty"),
+    ("presence_penalty", "presence_penalty"),
+    ("parallel_tool_calls", "allow_multiple_tool_calls"),
+)
+_FIELDS = {
+    **dict(_WRITTEN),
+    "stop": "stop_sequences",
+    "tools": "tools",
+    "tool_choice": "tool_mode",
+    "response_format": "response_format",
+}
+"""Request key → ``ChatOptions`` field (``max_completion_tokens`` is decided per request)."""
+
+
+def _read_option(key: str, value: Any) -> Any:
+    """The typed value of one request key, or ``None`` when the typed form cannot hold it."""
+    if key in ("temperature", "top_p", "frequency_penalty", "presence_penalty"):
+        return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if key in ("top_k", "seed", "max_tokens", "max_completion_tokens"):
+        return value if type(value) is int else None
+    if key == "model":
+        return value if isinstance(value, str) else None
+    if key == "parallel_tool_calls":
+        return value if isinstance(value, bool) else None
+    if key == "stop":
+        if isinstance(value, str):
+            return [value]
+        ok = isinstance(value, list) and all(isinstance(s, str) for s in value)
+        return list(value) if ok else None
+    if key == "tools":
+        return [_read_tool(tool) for tool in value] if isinstance(value, list) else None
+    if key == "tool_choice":
+        return _if_same(value, _read_tool_mode)
+    return _if_same(value, _read_response_format)
+
+
+def _read_tool(tool: Any) -> ToolDeclaration | Mapping[str, Any]:
+    declaration: ToolDeclaration | None = _if_same(tool, ToolDeclaration.from_openai)
+    return declaration or tool
+
+
+def _read_tool_mode(value: Any) -> ChatToolMode:
+    if isinstance(value, str):
+        return _MODES.get(value) or ChatToolMode(value)
+    return ChatToolMode.require(value["function"]["name"])
+
+
+def _read_response_format(value: Any) -> ChatResponseFormat:
+    kind = value["type"]
+    if kind == "json_schema":
+        inner = value["json_schema"]
+        return ChatResponseFormat.json_schema(inner["schema"], inner["name"])
+    return ChatResponseFormat(kind)
+
+
+def _if_same(value: Any, read: Callable[[Any], Any]) -> Any:
+    """``read(value)`` when it writes ``value`` back unchanged (else ``None``): a shape the
+    typed form cannot hold whole stays as given instead of losing a key."""
+    try:
+        typed = read(value)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return typed if typed.to_openai() == value else None

@@ -1,4 +1,4 @@
-"""Reading a server's ``usage`` object into ``UsageDetails``, for either endpoint family.
+"""``UsageDetails``, read from a server's ``usage`` object and written back, for either family.
 
 Chat completions and the Responses API report the same counts under different names
 (``prompt_tokens`` / ``input_tokens``, details under ``prompt_tokens_details`` /
@@ -8,6 +8,8 @@ details object may be absent, ``null`` or an object; reasoning tokens sit in the
 details (vLLM, OpenAI) or at the top level (SGLang, always present there, default 0). Every other
 integer is kept in ``additional_counts`` under its dotted path, so a server's own count is never
 dropped; lists (vLLM's per-turn breakdowns) are not counts and stay in the raw payload.
+
+``UsageDetails`` lives here, beside its reader, so that its own ``from_openai`` can call it.
 """
 
 from __future__ import annotations
@@ -16,16 +18,71 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from providers.abstractions.contents import UsageDetails
-
 __all__ = [
     "CHAT_USAGE",
     "RESPONSES_USAGE",
+    "UsageDetails",
     "UsageNames",
     "collect_counts",
     "parse_responses_usage",
     "parse_usage",
+    "usage_to_openai",
 ]
+
+
+@dataclass(slots=True)
+class UsageDetails:
+    """Token counts for one request.
+
+    Counts the server did not report stay ``None``: a missing ``cached_tokens`` (vLLM without
+    ``--enable-prompt-tokens-details``) is unknown, not zero. ``additional_counts`` holds every
+    other integer the server reported, keyed by its dotted path
+    (``prompt_tokens_details.audio_tokens``).
+    """
+
+    input_token_count: int | None = None
+    output_token_count: int | None = None
+    total_token_count: int | None = None
+    cached_input_token_count: int | None = None
+    reasoning_token_count: int | None = None
+    additional_counts: dict[str, int] | None = None
+
+    def updated_with(self, newer: UsageDetails) -> UsageDetails:
+        """Fields of ``newer`` win where it reports them.
+
+        Servers report cumulative usage (vLLM's continuous usage repeats it on every chunk), so
+        the latest report replaces the earlier one instead of being added to it.
+        """
+        counts = dict(self.additional_counts or {})
+        counts.update(newer.additional_counts or {})
+        return UsageDetails(
+            input_token_count=_newer(newer.input_token_count, self.input_token_count),
+            output_token_count=_newer(newer.output_token_count, self.output_token_count),
+            total_token_count=_newer(newer.total_token_count, self.total_token_count),
+            cached_input_token_count=_newer(
+                newer.cached_input_token_count, self.cached_input_token_count
+            ),
+            reasoning_token_count=_newer(newer.reasoning_token_count, self.reasoning_token_count),
+            additional_counts=counts or None,
+        )
+
+    @classmethod
+    def from_openai(cls, usage: Mapping[str, Any]) -> UsageDetails:
+        """A chat-completions ``usage`` object, read as the wire client reads it (``parse_usage``);
+        one that reports no token count at all gives empty details."""
+        return parse_usage(usage) or cls()
+
+    def to_openai(self) -> dict[str, Any]:
+        """The chat-completions ``usage`` object; ``from_openai`` reads it back to equal details.
+
+        Counts that are ``None`` are left out, not written as ``0``; ``additional_counts`` go
+        back under their dotted paths.
+        """
+        return usage_to_openai(self, CHAT_USAGE)
+
+
+def _newer(newer: int | None, older: int | None) -> int | None:
+    return older if newer is None else newer
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,3 +176,35 @@ def collect_counts(
                 out[path] = value
         elif isinstance(value, Mapping):
             collect_counts(value, mapped, path + ".", out)
+
+
+def usage_to_openai(details: UsageDetails, names: UsageNames) -> dict[str, Any]:
+    """``details`` under ``names``, nested where the names are paths: ``parse_usage`` inverted.
+
+    Reasoning goes under the first of ``names.reasoning`` (OpenAI's place). An additional count
+    whose path runs through a key already holding a number is left out: no parsed usage has one.
+    """
+    usage: dict[str, Any] = {}
+    named: tuple[tuple[tuple[str, ...], int | None], ...] = (
+        ((names.prompt,), details.input_token_count),
+        ((names.completion,), details.output_token_count),
+        ((names.total,), details.total_token_count),
+        (names.cached, details.cached_input_token_count),
+        (names.reasoning[0], details.reasoning_token_count),
+    )
+    for path, count in named:
+        if count is not None:
+            _put(usage, path, count)
+    for dotted, count in (details.additional_counts or {}).items():
+        _put(usage, tuple(dotted.split(".")), count)
+    return usage
+
+
+def _put(usage: dict[str, Any], path: tuple[str, ...], count: int) -> None:
+    target = usage
+    for key in path[:-1]:
+        inner = target.setdefault(key, {})
+        if not isinstance(inner, dict):
+            return
+        target = inner
+    target.setdefault(path[-1], count)

@@ -13,24 +13,14 @@ holding the whole body, prompt included.
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from providers.abstractions.contents import (
-    AIContent,
-    DataContent,
-    FunctionCallContent,
-    FunctionResultContent,
-    TextContent,
-    TextReasoningContent,
-    UriContent,
-)
-from providers.abstractions.errors import InvalidRequestError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
+from providers.abstractions.openai_format import json_text, unencodable
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile
 
@@ -129,6 +119,9 @@ def merge_extra(body: dict[str, Any], key: str, value: Any, core_keys: frozenset
 def messages_to_wire(
     messages: Sequence[ChatMessage], profile: BackendProfile
 ) -> list[dict[str, Any]]:
+    """Each message as ``ChatMessage.to_openai_messages()`` writes it, plus what the backend
+    needs: system messages merged into one leading message, reasoning dropped unless the
+    backend wants it replayed."""
     wire: list[dict[str, Any]] = []
     system_texts: list[str] = []
     for message in messages:
@@ -137,103 +130,14 @@ def messages_to_wire(
             if text.strip():
                 system_texts.append(text)
             continue
-        wire.extend(_message_to_wire(message, profile))
+        written = message.to_openai_messages()
+        if not profile.replay_reasoning:
+            for entry in written:
+                entry.pop("reasoning_content", None)
+        wire.extend(written)
     if system_texts:
         wire.insert(0, {"role": "system", "content": "\n\n".join(system_texts)})
     return wire
-
-
-def _message_to_wire(message: ChatMessage, profile: BackendProfile) -> list[dict[str, Any]]:
-    """One message may become several: each tool result is its own ``tool`` message."""
-    texts: list[str] = []
-    parts: list[dict[str, Any]] = []
-    calls: list[dict[str, Any]] = []
-    results: list[FunctionResultContent] = []
-    reasoning: list[str] = []
-    has_media = False
-    for content in message.contents:
-        if isinstance(content, TextContent):
-            texts.append(content.text)
-            parts.append({"type": "text", "text": content.text})
-        elif isinstance(content, DataContent | UriContent):
-            parts.append(_media_part(content))
-            has_media = True
-        elif isinstance(content, FunctionCallContent):
-            calls.append(_call_to_wire(content))
-        elif isinstance(content, FunctionResultContent):
-            results.append(content)
-        elif isinstance(content, TextReasoningContent):
-            reasoning.append(content.text)
-    out: list[dict[str, Any]] = []
-    if texts or has_media or calls or not results:
-        entry: dict[str, Any] = {"role": message.role.value}
-        if has_media or len(texts) > 1:
-            entry["content"] = parts
-        elif calls:
-            entry["content"] = texts[0] if texts else None
-        else:
-            entry["content"] = texts[0] if texts else ""
-        if calls:
-            entry["tool_calls"] = calls
-        if reasoning and profile.replay_reasoning:
-            entry["reasoning_content"] = "".join(reasoning)
-        if message.author_name:
-            entry["name"] = message.author_name
-        out.append(entry)
-    out.extend(
-        {"role": "tool", "tool_call_id": result.call_id, "content": _result_text(result.result)}
-        for result in results
-    )
-    return out
-
-
-def _media_part(content: AIContent) -> dict[str, Any]:
-    if isinstance(content, DataContent):
-        uri, media_type = content.uri, content.media_type
-    else:
-        assert isinstance(content, UriContent)
-        uri, media_type = content.uri, content.media_type or ""
-    if media_type.startswith("audio/") and isinstance(content, DataContent):
-        audio_format = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3"}.get(
-            media_type
-        )
-        if audio_format is None:
-            raise ValueError(f"audio of type {media_type!r} cannot be sent (wav or mp3 only)")
-        data = uri.split(",", 1)[1]
-        return {"type": "input_audio", "input_audio": {"data": data, "format": audio_format}}
-    return {"type": "image_url", "image_url": {"url": uri}}
-
-
-def _call_to_wire(call: FunctionCallContent) -> dict[str, Any]:
-    if call.raw_arguments and call.error is None:
-        arguments = call.raw_arguments  # the server's own bytes: keeps its prompt cache valid
-    else:
-        arguments = json_text(call.arguments, "a tool call's arguments", None)
-    return {
-        "id": call.call_id,
-        "type": "function",
-        "function": {"name": call.name, "arguments": arguments},
-    }
-
-
-def _result_text(result: Any) -> str:
-    if result is None:
-        return ""
-    if isinstance(result, str):
-        return result
-    return json_text(result, "a tool result", str)
-
-
-def json_text(value: Any, what: str, default: Callable[[Any], Any] | None) -> str:
-    """JSON text inside the body (arguments, results); a value that contains itself, or one
-    JSON has no form for, is the caller's error, typed, not ``json``'s."""
-    try:
-        return json.dumps(value, ensure_ascii=False, default=default)
-    except (TypeError, ValueError, RecursionError):
-        raise _refused(
-            f"the request cannot be encoded: {what} cannot be written as JSON (a circular "
-            "structure, or an object JSON has no form for)"
-        ) from None
 
 
 # --- what httpx can encode ---------------------------------------------------------------------
@@ -262,14 +166,6 @@ class _Unencodable(Exception):
         return "".join(parts) or "the body"
 
 
-def _refused(message: str, param: str | None = None) -> InvalidRequestError:
-    return InvalidRequestError(
-        message,
-        param=param,
-        user_message="The request could not be sent: it holds data that cannot be encoded.",
-    )
-
-
 def check_encodable(body: Mapping[str, Any]) -> None:
     """``InvalidRequestError`` unless httpx can encode ``body`` (JSON, ``allow_nan=False``,
     UTF-8), naming where the problem is and never quoting text. Shared by both request
@@ -278,9 +174,11 @@ def check_encodable(body: Mapping[str, Any]) -> None:
         _walk(body, set())
     except _Unencodable as problem:
         where = problem.where()
-        raise _refused(f"the request cannot be encoded: {where} {problem.reason}", where) from None
+        raise unencodable(
+            f"the request cannot be encoded: {where} {problem.reason}", where
+        ) from None
     except RecursionError:
-        raise _refused("the request cannot be encoded: it is nested too deeply") from None
+        raise unencodable("the request cannot be encoded: it is nested too deeply") from None
 
 
 def _walk(value: Any, open_: set[int]) -> None:

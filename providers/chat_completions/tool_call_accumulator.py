@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from providers.abstractions.contents import FunctionCallContent
+from providers.abstractions.contents import FunctionCallContent, parse_arguments
 
 __all__ = ["CUT_BY_LENGTH", "ToolCallAccumulator", "mark_cut_call", "parse_arguments"]
 
@@ -137,17 +137,3 @@ def mark_cut_call(calls: list[FunctionCallContent]) -> None:
     """
     if calls and calls[-1].error is None:
         calls[-1].error = CUT_BY_LENGTH
-
-
-def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
-    """``(arguments, error)``: empty text means no arguments; anything else must be an object."""
-    if not raw.strip():
-        return {}, None
-    try:
-        value = json.loads(raw)
-    except ValueError as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        return {}, f"arguments are not valid JSON ({reason}); raw text kept in raw_arguments"
-    if not isinstance(value, dict):
-        return {}, f"arguments are JSON but not an object (got {type(value).__name__})"
-    return value, None

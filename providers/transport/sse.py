@@ -14,12 +14,21 @@ It follows the WHATWG event-stream rules and knows nothing about JSON or OpenAI:
 Deviation from the spec, on purpose: at end of stream a pending event (data lines without the
 closing blank line, or a last line without a line end) is dispatched instead of discarded. A
 server that closes right after its final ``data:`` line must not lose it.
+
+What waits for its end (an unfinished line, the data lines of an unfinished event) is bounded by
+``max_event_bytes`` (``Limits``): past it, ``ResponseTooLargeError``, not a line that grows
+with whatever the server sends. The checks are on lengths already at hand, a few per read, not
+per line: a line that ends within a read is no longer than the read, so only a read longer than
+the limit has its lines measured.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from providers.abstractions.errors import ResponseTooLargeError
+from providers.abstractions.limits import DEFAULT_LIMITS
 
 __all__ = ["ServerSentEvent", "SseDecoder"]
 
@@ -44,17 +53,23 @@ class SseDecoder:
     """``feed(bytes) -> events`` as bytes arrive, ``finish() -> events`` at end of stream."""
 
     __slots__ = (
+        "_counted",
         "_data",
         "_event",
         "_events",
+        "_held",
         "_last_event_id",
+        "_max",
         "_partial",
         "_retry",
         "_skip_lf",
         "_started",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_bytes: int = DEFAULT_LIMITS.max_event_bytes) -> None:
+        self._max = max_event_bytes
+        self._held = 0  # characters in the data lines of a pending event of several lines
+        self._counted = 0  # how many of those lines `_held` counts
         self._partial = bytearray()  # an unfinished line
         self._skip_lf = False  # the previous read ended with CR
         self._started = False  # a leading BOM has been handled
@@ -115,10 +130,16 @@ class SseDecoder:
             if partial:
                 if not lines:
                     partial.extend(rest)
+                    if len(partial) > self._max:
+                        raise self._too_large()
                     return events
                 partial.extend(lines[0])
                 lines[0] = bytes(partial)
                 partial.clear()
+                if len(lines[0]) > self._max:
+                    raise self._too_large()
+            if len(chunk) > self._max and max(map(len, lines), default=0) > self._max:
+                raise self._too_large()
             data = self._data
             inline = not self._events
             for line in lines:
@@ -133,6 +154,10 @@ class SseDecoder:
                     self._dispatch(events)
             if rest:
                 partial.extend(rest)
+                if len(partial) > self._max:
+                    raise self._too_large()
+            if len(data) > 1:
+                self._count(data)
             return events
         pos = 0
         for match in _LINE_END.finditer(chunk):
@@ -143,13 +168,34 @@ class SseDecoder:
                 partial.clear()
             else:
                 line = chunk[pos:end]
+            if len(line) > self._max:
+                raise self._too_large()
             self._line(line, events)
             pos = match.end()
         if chunk[-1] == 0x0D:
             self._skip_lf = True
         if pos < len(chunk):
             partial.extend(chunk[pos:])
+            if len(partial) > self._max:
+                raise self._too_large()
+        if len(self._data) > 1:
+            self._count(self._data)
         return events
+
+    def _count(self, data: list[str]) -> None:
+        """Add the data lines not yet counted to the pending event's size (each line once, so
+        an event arriving over many reads costs linear time)."""
+        counted = self._counted
+        self._held += sum(map(len, data[counted:])) + len(data) - counted  # (+1: the "\n")
+        self._counted = len(data)
+        if self._held > self._max:
+            raise self._too_large()
+
+    def _too_large(self) -> ResponseTooLargeError:
+        return ResponseTooLargeError(
+            f"an SSE line or event passed limits.max_event_bytes ({self._max} bytes)",
+            limit="max_event_bytes",
+        )
 
     def finish(self) -> list[ServerSentEvent]:
         """Flush at end of stream: the unfinished line, then any undispatched event."""
@@ -209,4 +255,5 @@ class SseDecoder:
             else:
                 events.append(text)
             data.clear()
+            self._held = self._counted = 0
         self._event = None

@@ -246,6 +246,8 @@ class SseDecoder:
         data = self._data
         if data:
             text = data[0] if len(data) == 1 else "\n".join(data)
+            if len(text) > self._max:  # (lines that all arrived in the read ending the event)
+                raise self._too_large()
             if self._events:
                 events.append(
                     ServerSentEvent(

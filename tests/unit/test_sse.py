@@ -256,3 +256,19 @@ def test_a_line_that_never_ends_raises_once_past_the_limit() -> None:
 def test_many_events_each_under_the_limit_pass() -> None:
     body = (b"data: " + b"z" * 50 + b"\n\n") * 100
     assert _limited(100, [body]) == ["z" * 50] * 100
+
+
+@pytest.mark.parametrize("ending", [b"\n\n", b""], ids=["ended", "unended"])
+@pytest.mark.parametrize("crlf", [False, True])
+def test_events_before_an_oversized_line_in_the_same_read_are_handed_over(
+    ending: bytes, crlf: bool
+) -> None:
+    read = b"data: a\n\ndata: b\n\ndata: " + b"x" * 200 + ending
+    if crlf:
+        read = read.replace(b"\n", b"\r\n")
+    decoder = SseDecoder(100)
+    assert decoder.feed_data(read) == ["a", "b"]
+    with pytest.raises(ResponseTooLargeError):
+        decoder.feed_data(b"data: c\n\n")
+    with pytest.raises(ResponseTooLargeError):
+        decoder.finish_data()

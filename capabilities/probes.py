@@ -29,8 +29,12 @@ import httpx
 
 from capabilities import events
 from capabilities.models import Source
+from providers.abstractions.errors import ProviderError
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.logs import get_logger
+from providers.transport.bodies import read_prefix
 from providers.transport.endpoint import Endpoint
+from providers.transport.json_guard import loads_within
 
 __all__ = ["DEFAULT_PROBE_TIMEOUT", "PROBES", "ProbeResponse", "ProbeSpec", "Prober", "run_probe"]
 
@@ -40,7 +44,9 @@ than this is a proxy or a server in trouble, and start-up should not wait for it
 
 _MAX_BODY = 1_000_000
 """Bodies larger than this are not parsed (a /props chat template is a few KB; a listing of
-hundreds of LM Studio models is well under this)."""
+hundreds of LM Studio models is well under this). They are not even read past it: a body is
+read in bounded pieces (``providers.transport.bodies``), so neither a huge page nor a gzip bomb
+costs more than this much memory."""
 
 _MAX_REDIRECTS = 5
 
@@ -82,8 +88,10 @@ class Prober:
         *,
         headers: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_PROBE_TIMEOUT,
+        max_body: int = _MAX_BODY,
     ) -> None:
         self._http = http
+        self._max_body = max_body
         self._headers = dict(headers or {})
         self._timeout = timeout
         self._memo: dict[tuple[str, str, str], ProbeResponse | None] = {}
@@ -117,17 +125,21 @@ class Prober:
         try:
             async with asyncio.timeout(self._timeout):
                 response = await self._follow(method, url, body)
+                try:
+                    content = await read_prefix(response, self._max_body + 1)
+                finally:
+                    await response.aclose()
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             self._unreachable = True
             _log.debug(events.PROBE_FAILED, url=url, error=type(exc).__name__, unreachable=True)
             return None
-        except (httpx.HTTPError, TimeoutError, OSError) as exc:
+        except (httpx.HTTPError, TimeoutError, OSError, ProviderError) as exc:  # (bad gzip)
             _log.debug(events.PROBE_FAILED, url=url, error=type(exc).__name__)
             return None
-        text = response.text if len(response.content) <= _MAX_BODY else ""
+        text = _text(response, content) if len(content) <= self._max_body else ""
         try:
-            payload = json.loads(text) if text else None
-        except ValueError:
+            payload = loads_within(text, DEFAULT_LIMITS.max_json_depth) if text else None
+        except (ValueError, ProviderError):  # not JSON, or nested past the limit
             payload = None
         _log.debug(events.PROBE_ANSWERED, url=url, status=response.status_code)
         return ProbeResponse(
@@ -141,27 +153,30 @@ class Prober:
     async def _follow(
         self, method: str, url: str, body: Mapping[str, Any] | None
     ) -> httpx.Response:
-        """The answer, after redirects within the origin (never to another one: the request
-        carries credentials)."""
-        response = await self._http.request(
-            method,
-            url,
-            headers=self._headers,
-            json=body,
-            timeout=self._timeout,
-            follow_redirects=False,
+        """The answer, its body not read yet, after redirects within the origin (never to
+        another one: the request carries credentials). The caller closes it."""
+        request = self._http.build_request(
+            method, url, headers=self._headers, json=body, timeout=self._timeout
         )
-        origin = _origin(response.request.url)
-        for _ in range(_MAX_REDIRECTS):
+        origin = _origin(request.url)
+        for _ in range(_MAX_REDIRECTS + 1):
+            response = await self._http.send(request, stream=True, follow_redirects=False)
             target = response.next_request
             if target is None:
                 return response
+            await response.aclose()
             if _origin(target.url) != origin:
                 raise CrossOriginRedirect(f"redirected off {origin}")
-            response = await self._http.send(target, follow_redirects=False)
-        if response.next_request is None:
-            return response
-        raise httpx.TooManyRedirects("too many redirects", request=response.request)
+            request = target
+        raise httpx.TooManyRedirects("too many redirects", request=request)
+
+
+def _text(response: httpx.Response, content: bytes) -> str:
+    """The body as text, in the charset the answer names (UTF-8 if none), as httpx would."""
+    try:
+        return content.decode(response.charset_encoding or "utf-8", "replace")
+    except LookupError:  # an unknown charset
+        return content.decode("utf-8", "replace")
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,14 +77,17 @@ def create_chat_client(
     ``api="responses"`` puts ``OpenAiCompatibleResponsesClient`` (``/v1/responses``) at the core
     instead of the chat-completions client; every other layer is the same, which is what lets
     an agent switch APIs by configuration.
+    ``limits`` (``Limits``) bounds what a server can make the pipeline hold; it reaches the
+    core client and retry (``None``: the defaults).
     ``client_kwargs`` go to the core client (``http_client``, ``headers``…).
     Closing the returned client closes every layer and the owned connection pool.
     """
     if isinstance(backend, str) and backend.strip().lower() in ("", "auto"):
         backend = None
-    _limits = limits  # accepted for configuration (issue #20); the layers take it on their branch
     if timeouts is not None:
         client_kwargs["timeouts"] = timeouts
+    if limits is not None:
+        client_kwargs["limits"] = limits
     core_class = core_client_class(api)
     try:
         core = core_class(base_url, model_id, api_key, backend=backend, **client_kwargs)
@@ -94,7 +97,7 @@ def create_chat_client(
     if telemetry:
         builder.use_telemetry(backend=core.profile)
     if retry is not None:
-        builder.use_retry(None if retry is DEFAULT_RETRY else retry)
+        builder.use_retry(None if retry is DEFAULT_RETRY else retry, limits=limits)
     if extra_body:
         builder.use_extra_body(extra_body)
     if reasoning_tags not in (None, "off") or text_tool_calls not in (None, "off"):

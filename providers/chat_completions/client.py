@@ -7,11 +7,16 @@ Whatever goes wrong, the caller gets a typed ``ProviderError`` whose ``partial_r
 everything received before it; httpx exceptions become ``ProviderError``s in one place
 (``providers.transport.error_mapping``); the time budgets are ``providers.transport.timeouts``;
 what a stream has received so far is ``providers.chat_completions.stream_state``.
+
+A streamed request answered with one JSON completion (a server that ignores ``stream: true``)
+yields that completion's updates; one answered with an HTML page, a ``204``/``304`` or a redirect
+that was not followed raises ``InvalidResponseError`` (``providers.transport.answer_shape``). What
+the server can make the client hold is bounded by ``limits`` (``Limits``): past a bound,
+``ResponseTooLargeError`` with the partial response.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
@@ -23,7 +28,8 @@ from capabilities.budget import clamp_max_output_tokens, estimate_prompt_tokens
 from capabilities.model_id import model_not_found_error
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.errors import InvalidResponseError, ProviderError
+from providers.abstractions.errors import ProviderError
+from providers.abstractions.limits import Limits
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import TRANSPORT_TIMESTAMPS, set_property
@@ -43,9 +49,24 @@ from providers.chat_completions.stream_state import (
     loads,
     scan,
 )
+from providers.transport.answer_shape import EVENT_STREAM, json_instead_of_events
+from providers.transport.bodies import (
+    body_chunks,
+    no_chunks,
+    read_body,
+    read_prefix,
+    too_large,
+)
 from providers.transport.endpoint import Endpoint
 from providers.transport.error_classification import error_from_response
 from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.json_guard import (
+    MALFORMED,
+    load_object,
+    malformed,
+    nests_deeper,
+    too_deep,
+)
 from providers.transport.output_watch import report_output_progress
 from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.sse import SseDecoder
@@ -61,6 +82,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
     server's shapes whatever it is set to. One ``httpx.AsyncClient`` is shared by all requests;
     pass ``http_client`` to bring your own (it is then not closed by ``aclose``). ``timeouts``
     sets the per-request budgets (``Timeouts``); they override the http client's own timeouts.
+    ``limits`` bounds what one answer may make the client hold (``Limits``).
     """
 
     def __init__(
@@ -79,6 +101,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         validate_model: bool = False,
         clamp_max_tokens: bool = False,
         capability_overrides: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
     ) -> None:
         super().__init__(
             base_url,
@@ -89,6 +112,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             timeouts=timeouts,
             headers=headers,
             capability_overrides=capability_overrides,
+            limits=limits,
         )
         self._chat_url_of: tuple[Endpoint | None, str] = (None, "")
         profile = profile_for(backend)
@@ -208,25 +232,39 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             total=self.timeouts.total,
             backend=backend,
             mapping=self._error_mapping(None, None),
+            limits=self.limits,
         )
         if response.status_code >= 400:
             raise self._status_error(response.status_code, content, response.headers)
-        try:
-            payload = json.loads(content)
-        except ValueError as exc:
-            raise InvalidResponseError(
-                f"HTTP {response.status_code} body is not JSON",
-                status=response.status_code,
-                backend=backend,
-                body=content[:300].decode("utf-8", "replace"),
-            ) from exc
-        if not isinstance(payload, dict):
-            raise InvalidResponseError("the response body is not a JSON object", backend=backend)
         normalizer = ChunkNormalizer(self.profile, redact_fingerprint=self._redact_fingerprint)
-        result = ChatResponse.from_updates(normalizer.normalize_completion(payload))
+        payload = load_object(
+            content, self.limits.max_json_depth, backend, status=response.status_code
+        )
+        try:
+            result = ChatResponse.from_updates(normalizer.normalize_completion(payload))
+        except MALFORMED as exc:
+            raise malformed(exc, backend) from exc
         result.raw = payload
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
         return result
+
+    async def _whole_answer(
+        self, response: httpx.Response, state: StreamState
+    ) -> list[ChatResponseUpdate]:
+        """A streamed request answered with one completion: its updates, recorded in
+        ``state`` as a stream's would be (a whole document is complete: ``done``)."""
+        assert state.normalizer is not None
+        limits = self.limits
+        content = await read_body(response, limits.max_body_bytes, backend=state.backend)
+        payload = load_object(content, limits.max_json_depth, state.backend)
+        updates = state.normalizer.normalize_completion(payload)
+        state.done = True
+        for update in updates:
+            if state.stamps is not None:
+                set_property(update, TRANSPORT_TIMESTAMPS, state.stamps)
+                state.stamps = None
+            state.partial.add(update)
+        return updates
 
     async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
@@ -264,30 +302,50 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                         "request_sent": sent,
                         "response_headers": time.monotonic(),
                     }
+                    limits = self.limits
                     if response.status_code >= 400:
                         raise self._status_error(
-                            response.status_code, await response.aread(), response.headers
+                            response.status_code,
+                            await read_prefix(response, limits.max_error_body_bytes),
+                            response.headers,
                         )
                     state.normalizer = ChunkNormalizer(
                         self.profile, redact_fingerprint=self._redact_fingerprint
                     )
-                    decoder = SseDecoder()
+                    chunks: AsyncIterator[bytes]
+                    if (
+                        response.status_code != 200
+                        or not response.headers.get("content-type", "").startswith(EVENT_STREAM)
+                    ) and await json_instead_of_events(response, limits, state.backend):
+                        # One completion where events were asked for: that is the answer.
+                        for update in await self._whole_answer(response, state):
+                            yield update
+                        chunks = no_chunks()
+                    elif response.is_stream_consumed or "content-encoding" in response.headers:
+                        # (A body already read, as a mock transport hands it, is only in bytes;
+                        # a compressed one is inflated in bounded pieces.)
+                        chunks = body_chunks(response)
+                    else:
+                        # Without a content encoding (the rule for event streams) the raw body:
+                        # a decoding layer would change nothing and cost a generator per stream.
+                        chunks = response.aiter_raw()
+                    decoder = SseDecoder(limits.max_event_bytes)
                     feed = state.normalizer.feed
                     add = state.partial.add
                     clock = time.monotonic
-                    unstamped = True  # the first update carries the transport's instants
-                    # Without a content encoding (the rule for event streams) the raw body:
-                    # a decoding layer would change nothing and cost a generator per stream.
-                    # (A body already read, as a mock transport hands it, is only in bytes.)
-                    chunks = (
-                        response.aiter_bytes()
-                        if response.is_stream_consumed or "content-encoding" in response.headers
-                        else response.aiter_raw()
-                    )
+                    unstamped = state.stamps is not None  # the first update carries the stamps
+                    depth = limits.max_json_depth
+                    shallow = 2 * depth  # an event this short cannot nest deeper
+                    stream_bytes = limits.max_stream_bytes  # what may still arrive
                     async for chunk in chunks:
                         watch.since = None  # data arrived: the caller may hold the task now
                         if "first_byte" not in stamps:
                             stamps["first_byte"] = time.monotonic()
+                        stream_bytes -= len(chunk)
+                        if stream_bytes < 0:
+                            raise too_large(
+                                "max_stream_bytes", limits.max_stream_bytes, "the stream", None
+                            )
                         # The per-chunk path, inline: one event at a time, so updates before
                         # an error event in the same read reach the caller (and the partial
                         # response) before the error does, whatever the chunking.
@@ -301,6 +359,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                                 end = -1
                             if end != len(data) or type(payload) is not dict:
                                 payload = loads(data, state.backend)  # whitespace, or an error
+                            elif end > shallow and nests_deeper(payload, data, depth):
+                                raise too_deep(depth, "a stream event", state.backend)
                             for update in feed(payload):
                                 if update.finish_reason is not None:
                                     state.finished = True

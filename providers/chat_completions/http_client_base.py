@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 import httpx
 
 from providers.abstractions.errors import ProviderError
+from providers.abstractions.limits import DEFAULT_LIMITS, Limits
+from providers.transport.bodies import ACCEPT_ENCODING, read_whole
 from providers.transport.endpoint import Endpoint, redact_url
 from providers.transport.error_mapping import TransportErrorMapping
 from providers.transport.stale_connections import new_http_client
@@ -118,11 +120,19 @@ class HttpClientBase:
         timeouts: Timeouts | None,
         headers: Mapping[str, str] | None,
         capability_overrides: Mapping[str, Any] | None,
+        limits: Limits | None = None,
     ) -> None:
         self.endpoint = Endpoint.from_base_url(base_url)
         self.model_id = model_id
+        self.limits = limits or DEFAULT_LIMITS
+        """What one request may make the client hold (``Limits``)."""
         self._headers = self.endpoint.authorized(
-            {"Accept": "application/json, text/event-stream", **(headers or {})}, api_key
+            {
+                "Accept": "application/json, text/event-stream",
+                "Accept-Encoding": ACCEPT_ENCODING,
+                **(headers or {}),
+            },
+            api_key,
         )
         self._secrets = _secrets_of(self._headers, self.endpoint)
         self._api_key = api_key
@@ -180,8 +190,10 @@ async def fetch_whole(
     total: float | None,
     backend: str,
     mapping: TransportErrorMapping,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[httpx.Response, bytes, dict[str, float]]:
-    """One non-streamed exchange: the response, its whole body and the transport timestamps.
+    """One non-streamed exchange: the response, its body (``read_whole``: bounded by
+    ``limits``) and the transport timestamps.
 
     Only the ``connect`` and ``total`` budgets apply: no byte flows until the answer is
     complete, so there is no first token or gap to time.
@@ -196,12 +208,7 @@ async def fetch_whole(
                 ) as reply,
             ):
                 stamps["response_headers"] = time.monotonic()
-                pieces: list[bytes] = []
-                async for piece in reply.aiter_bytes():
-                    if not pieces:
-                        stamps["first_byte"] = time.monotonic()
-                    pieces.append(piece)
-                content = b"".join(pieces)
+                content = await read_whole(reply, limits, backend=backend, stamps=stamps)
                 stamps["response_end"] = time.monotonic()
         except TimeoutError as exc:
             if isinstance(exc, ProviderError):

@@ -36,11 +36,13 @@ def client_for(
     fallback_name = config.fallback_name(role_or_backend) if fallback else None
     if fallback_name is None:
         return main
+    main_backend = config.backends[config.backend_name(role_or_backend)]
     return FallbackChatClient(
         main,
         _pipeline_for(config, fallback_name, client_kwargs),
         main_name=config.backend_name(role_or_backend),
         fallback_name=fallback_name,
+        limits=client_kwargs.get("limits", config.pipeline_settings(main_backend).get("limits")),
     )
 
 

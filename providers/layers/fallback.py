@@ -27,6 +27,7 @@ from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.delegating import close_stream
 from providers.abstractions.errors import ConfigurationError, ProviderError
+from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import set_property
 from providers.layers.stream_head import Head, read_head, replayable
@@ -65,7 +66,8 @@ class FallbackChatClient:
     ``should_fall_back`` narrows which ``ProviderError``s switch backends (default
     ``falls_back_on``). When both fail, the fallback's error is raised with a note naming the
     main backend's error. Cancellation and programming errors are never caught. Closing this
-    client closes both backends.
+    client closes both backends. ``limits.max_held_updates`` bounds what a stream's head may
+    hold before its first token (``providers.layers.stream_head.read_head``).
     """
 
     def __init__(
@@ -77,6 +79,7 @@ class FallbackChatClient:
         fallback_name: str = "fallback",
         should_fall_back: Callable[[ProviderError], bool] = falls_back_on,
         logger: Any = None,
+        limits: Limits | None = None,
     ) -> None:
         self.main = main
         self.fallback = fallback
@@ -84,6 +87,7 @@ class FallbackChatClient:
         self.fallback_name = fallback_name
         self._should_fall_back = should_fall_back
         self._logger = logger
+        self._max_held = (limits or DEFAULT_LIMITS).max_held_updates
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(main={self.main_name!r}, fallback={self.fallback_name!r})"
@@ -141,7 +145,7 @@ class FallbackChatClient:
         failed: BaseException | None = None
         try:
             stream = self.main.get_streaming_response(messages, options)
-            head, more = await read_head(stream)
+            head, more = await read_head(stream, self._max_held)
         except BaseException as exc:  # (no yield in the try: never the caller's GeneratorExit)
             failed = exc
         if failed is not None:
@@ -174,7 +178,7 @@ class FallbackChatClient:
             raise failed
         stream = self.fallback.get_streaming_response(messages, options)
         try:
-            return stream, await read_head(stream)
+            return stream, await read_head(stream, self._max_held)
         except ProviderError as error:
             self._both_failed(failed, error)
             raise

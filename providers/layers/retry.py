@@ -62,6 +62,7 @@ from providers.abstractions.errors import (
     ServerError,
     StreamInterruptedError,
 )
+from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.logs import get_logger
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import RETRY_ATTEMPTS, set_property
@@ -260,7 +261,8 @@ class RetryingChatClient(DelegatingChatClient):
     it surfaces with the inner client's ``partial_response``, never retried. A tool call is
     substantive only once complete, so a long one would be held whole: past
     ``HELD_OUTPUT_LIMIT`` (64) updates of output, the head ends anyway
-    (``providers.layers.stream_head.read_head``).
+    (``providers.layers.stream_head.read_head``). What is held before the output starts is
+    bounded by ``limits.max_held_updates`` (``Limits``): past it, ``ResponseTooLargeError``.
 
     The count of retries is ``additional_properties["retry_attempts"]`` on the response (on the
     first update of a stream) and ``error.retry_attempts`` on a ``ProviderError``.
@@ -276,9 +278,11 @@ class RetryingChatClient(DelegatingChatClient):
         sleep: Sleep = asyncio.sleep,
         random: Callable[[], float] = _random.random,
         logger: Any = None,
+        limits: Limits | None = None,
     ) -> None:
         super().__init__(inner)
         self.policy = policy or RetryPolicy()
+        self._max_held = (limits or DEFAULT_LIMITS).max_held_updates
         self._sleep = sleep
         self._random = random
         self._log = logger if logger is not None else get_logger(__name__)
@@ -353,14 +357,14 @@ class RetryingChatClient(DelegatingChatClient):
         failed: BaseException | None = None
         try:  # attempt 1, without the tenacity machinery: nearly every stream ends here
             stream = self.inner.get_streaming_response(messages, options)
-            head, more = await read_head(stream)
+            head, more = await read_head(stream, self._max_held)
         except BaseException as exc:  # (no yield in the try: never the caller's GeneratorExit)
             failed = exc
         if failed is not None:
 
             async def again() -> tuple[AsyncIterator[ChatResponseUpdate], Head]:
                 attempt = self.inner.get_streaming_response(messages, options)
-                return attempt, await read_head(attempt)
+                return attempt, await read_head(attempt, self._max_held)
 
             (stream, (head, more)), attempts = await self._after_first_failure(failed, again)
         retries = attempts - 1

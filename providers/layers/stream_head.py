@@ -15,8 +15,10 @@ from collections.abc import AsyncIterator
 from typing import Final
 
 from providers.abstractions.chat_client import ChatInput
-from providers.abstractions.chat_response import ChatResponseUpdate
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.delegating import close_stream
+from providers.abstractions.errors import ResponseTooLargeError
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.messages import ChatMessage
 from providers.transport.output_watch import OutputWatch
 
@@ -29,7 +31,10 @@ Head = tuple[list[ChatResponseUpdate], bool]
 """A stream's head, and whether more may follow it."""
 
 
-async def read_head(stream: AsyncIterator[ChatResponseUpdate]) -> Head:
+async def read_head(
+    stream: AsyncIterator[ChatResponseUpdate],
+    max_held: int = DEFAULT_LIMITS.max_held_updates,
+) -> Head:
     """Updates up to and including the one that ends the head, and whether more may follow.
 
     A substantive update ends it. The deltas of a tool call become a ``FunctionCallContent``
@@ -39,7 +44,10 @@ async def read_head(stream: AsyncIterator[ChatResponseUpdate]) -> Head:
     than ``HELD_OUTPUT_LIMIT`` updates are held and the server is writing output (the wire
     client says so through ``OutputWatch``), the head ends too: a failure in a short call is
     still retried whole, a long one's is not. Updates before the output starts (prefill
-    progress, keepalives) are held however many there are.
+    progress, keepalives, empty chunks) are held up to ``max_held`` (``Limits.max_held_updates``):
+    a server that sends a million empty chunks before its first token must not make the client
+    hold a million updates, so past it the head fails with ``ResponseTooLargeError``, its
+    partial response the updates held.
 
     On any exception the stream is closed before it propagates, so a caller that starts another
     attempt never leaves the abandoned one holding a connection.
@@ -53,6 +61,13 @@ async def read_head(stream: AsyncIterator[ChatResponseUpdate]) -> Head:
                     len(held) > HELD_OUTPUT_LIMIT and watch.output_started()
                 ):
                     return held, True
+                if len(held) >= max_held:
+                    raise ResponseTooLargeError(
+                        f"{len(held)} updates arrived before the first token: past "
+                        f"limits.max_held_updates ({max_held})",
+                        limit="max_held_updates",
+                        partial_response=ChatResponse.from_updates(held),
+                    )
     except BaseException:
         await close_stream(stream)
         raise

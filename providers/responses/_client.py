@@ -27,6 +27,7 @@ from capabilities.model_id import model_not_found_error
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.errors import InvalidRequestError, ProviderError
+from providers.abstractions.limits import Limits
 from providers.abstractions.logs import get_logger
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
@@ -46,6 +47,7 @@ from providers.responses._request import build_responses_request
 from providers.responses._stream import ResponsesStreamState
 from providers.responses._transport import ResponsesTransport
 from providers.transport.error_classification import error_from_response
+from providers.transport.json_guard import MALFORMED, malformed
 from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.timeouts import Timeouts
 
@@ -103,6 +105,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         replay_reasoning: bool | None = None,
         replays_function_calls: bool | None = None,
         capability_overrides: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
     ) -> None:
         super().__init__(
             base_url,
@@ -113,6 +116,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             timeouts=timeouts,
             headers=headers,
             capability_overrides=capability_overrides,
+            limits=limits,
         )
         self.url = f"{self.endpoint.api_base}/responses"
         self.profile = profile_for(backend)
@@ -141,6 +145,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             headers=self._headers,
             timeouts=self.timeouts,
             status_error=self._status_error,
+            limits=self.limits,
         )
 
     def __repr__(self) -> str:
@@ -215,7 +220,10 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
 
     def _to_response(self, payload: dict[str, Any], stamps: dict[str, float]) -> ChatResponse:
         normalizer = ResponsesEventNormalizer(self.profile.name)
-        result = ChatResponse.from_updates(normalizer.normalize_response(payload))
+        try:
+            result = ChatResponse.from_updates(normalizer.normalize_response(payload))
+        except MALFORMED as exc:
+            raise malformed(exc, self.profile.name) from exc
         result.raw = payload
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
         return result
@@ -275,7 +283,9 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         self, method: str, url: str, prepared: _Prepared | None
     ) -> AsyncIterator[ChatResponseUpdate]:
         backend = self.profile.name
-        state = ResponsesStreamState(ResponsesEventNormalizer(backend), backend)
+        state = ResponsesStreamState(
+            ResponsesEventNormalizer(backend), backend, max_json_depth=self.limits.max_json_depth
+        )
         body = prepared.body if prepared is not None else None
         async for update in self._transport.stream(method, url, body, state):
             yield update

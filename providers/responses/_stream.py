@@ -7,30 +7,34 @@ a terminal event (``response.completed``, ``incomplete`` or ``failed``) was cut.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from providers.abstractions.chat_response import ChatResponseBuilder, ChatResponseUpdate
-from providers.abstractions.errors import (
-    InvalidResponseError,
-    ProviderError,
-    StreamInterruptedError,
-)
+from providers.abstractions.errors import ProviderError, StreamInterruptedError
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.properties import set_property
 from providers.chat_completions.client import TRANSPORT_TIMESTAMPS
 from providers.responses._normalize import ResponsesEventNormalizer
+from providers.transport.json_guard import load_object
 from providers.transport.sse import ServerSentEvent
 
 __all__ = ["ResponsesStreamState", "loads_object"]
 
 
 class ResponsesStreamState:
-    __slots__ = ("backend", "normalizer", "partial", "stamps")
+    __slots__ = ("backend", "max_json_depth", "normalizer", "partial", "stamps")
 
-    def __init__(self, normalizer: ResponsesEventNormalizer, backend: str) -> None:
+    def __init__(
+        self,
+        normalizer: ResponsesEventNormalizer,
+        backend: str,
+        *,
+        max_json_depth: int = DEFAULT_LIMITS.max_json_depth,
+    ) -> None:
         self.normalizer = normalizer
         self.backend = backend
+        self.max_json_depth = max_json_depth
         self.partial = ChatResponseBuilder(keep_raw=False)
         self.stamps: dict[str, float] | None = None  # given to the first update, then dropped
 
@@ -53,7 +57,8 @@ class ResponsesStreamState:
             data = event.data
             if data == "[DONE]":  # not sent by Responses servers; harmless from a proxy
                 continue
-            for update in feed(loads_object(data, self.backend), event.event):
+            payload = loads_object(data, self.backend, self.max_json_depth)
+            for update in feed(payload, event.event):
                 if self.stamps is not None:
                     set_property(update, TRANSPORT_TIMESTAMPS, self.stamps)
                     self.stamps = None
@@ -62,7 +67,8 @@ class ResponsesStreamState:
 
     def whole(self, content: bytes) -> list[ChatResponseUpdate]:
         """A whole response object where events were expected, as its updates."""
-        updates = self.normalizer.normalize_response(loads_object(content, self.backend))
+        payload = loads_object(content, self.backend, self.max_json_depth)
+        updates = self.normalizer.normalize_response(payload)
         self.normalizer.terminal = True  # a whole document, even of a response still running
         for update in updates:
             self.partial.add(update)
@@ -88,17 +94,8 @@ class ResponsesStreamState:
             error.partial_response = self.partial.build()
 
 
-def loads_object(data: str | bytes, backend: str) -> dict[str, Any]:
-    try:
-        payload = json.loads(data)
-    except ValueError as exc:
-        # The text goes to `body`, not the message: it may be completion text.
-        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-        raise InvalidResponseError(
-            f"the server sent something that is not JSON ({len(text)} characters)",
-            backend=backend,
-            body=text[:300],
-        ) from exc
-    if not isinstance(payload, dict):
-        raise InvalidResponseError("the server sent JSON that is not an object", backend=backend)
-    return payload
+def loads_object(
+    data: str | bytes, backend: str, max_json_depth: int = DEFAULT_LIMITS.max_json_depth
+) -> dict[str, Any]:
+    """One event's data, or a whole response object: a JSON object, nesting bounded."""
+    return load_object(data, max_json_depth, backend)

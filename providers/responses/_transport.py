@@ -17,8 +17,11 @@ import httpx
 
 from providers.abstractions.chat_response import ChatResponseUpdate
 from providers.abstractions.errors import ProviderError
+from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.chat_completions.http_client_base import fetch_whole, url_for_errors
 from providers.responses._stream import ResponsesStreamState, loads_object
+from providers.transport.answer_shape import EVENT_STREAM, json_instead_of_events
+from providers.transport.bodies import body_chunks, read_body, read_prefix, too_large
 from providers.transport.error_mapping import TransportErrorMapping
 from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
@@ -34,6 +37,7 @@ class ResponsesTransport:
         "_backend",
         "_headers",
         "_http",
+        "_limits",
         "_request_extensions",
         "_status_error",
         "_url_for_errors",
@@ -49,8 +53,10 @@ class ResponsesTransport:
         headers: dict[str, str],
         timeouts: Timeouts,
         status_error: StatusError,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._http = http
+        self._limits = limits
         self._backend = backend
         self._headers = headers
         self.timeouts = timeouts
@@ -87,18 +93,22 @@ class ResponsesTransport:
             total=self.timeouts.total,
             backend=self._backend,
             mapping=self._error_mapping(),
+            limits=self._limits,
         )
         if response.status_code >= 400:
             raise self._status_error(response.status_code, content, response.headers)
-        return loads_object(content, self._backend), stamps
+        return loads_object(content, self._backend, self._limits.max_json_depth), stamps
 
     async def stream(
         self, method: str, url: str, body: dict[str, Any] | None, state: ResponsesStreamState
     ) -> AsyncIterator[ChatResponseUpdate]:
         """The updates of one streamed exchange; ``state`` holds what arrived, for the caller
         and for any error's partial response. A JSON answer where events were asked for
-        (SGLang's ``GET ?stream=true``) is read whole, through the same normaliser."""
-        decoder = SseDecoder()
+        (SGLang's ``GET ?stream=true``) is read whole, through the same normaliser; an answer
+        that holds neither (``answer_shape``) is ``InvalidResponseError``. Everything read is
+        bounded by the ``Limits``."""
+        limits = self._limits
+        decoder = SseDecoder(limits.max_event_bytes)
         sent = time.monotonic()
         stamps = state.stamps = {"request_sent": sent}
         watch = Watchdog(self.timeouts, state, self._backend, sent)
@@ -113,19 +123,26 @@ class ResponsesTransport:
                     extensions=self._request_extensions,
                 ) as response:
                     stamps["response_headers"] = time.monotonic()
-                    if response.status_code >= 400:
-                        raise self._status_error(
-                            response.status_code, await response.aread(), response.headers
-                        )
+                    status = response.status_code
+                    if status >= 400:
+                        error_body = await read_prefix(response, limits.max_error_body_bytes)
+                        raise self._status_error(status, error_body, response.headers)
                     content_type: str = response.headers.get("content-type", "")
-                    if not content_type.startswith("text/event-stream"):
-                        for update in state.whole(await response.aread()):
+                    if status != 200 or not content_type.startswith(EVENT_STREAM):
+                        await json_instead_of_events(response, limits, self._backend)
+                        content = await read_body(response, limits.max_body_bytes)
+                        for update in state.whole(content):
                             yield update
                     else:
-                        async for chunk in response.aiter_bytes():
+                        stream_bytes = limits.max_stream_bytes  # what may still arrive
+                        async for chunk in body_chunks(response):
                             watch.since = None  # data arrived: the caller may hold the task
                             if "first_byte" not in stamps:
                                 stamps["first_byte"] = time.monotonic()
+                            stream_bytes -= len(chunk)
+                            if stream_bytes < 0:
+                                size = limits.max_stream_bytes
+                                raise too_large("max_stream_bytes", size, "the stream", None)
                             for update in state.consume(decoder.feed(chunk)):
                                 yield update
                             if state.done:

@@ -4,8 +4,9 @@ Bodies come in five shapes (docs/wire.md §4.1): nested ``{"error": {...}}`` (ll
 OpenAI), flat ``{"object": "error", ...}`` (SGLang, vLLM < 0.10.1), bare ``{"error": "text"}``
 (vLLM/SGLang 401), FastAPI ``{"detail": ...}``, and non-JSON (an HTML page from a proxy, of which
 a short excerpt is kept); a stream may carry the first three as ``data: {"error": ...}``.
-Reading never raises: a body this module cannot make sense of still gives a message, because
-the error it reports is the one the caller needs to see.
+Reading never raises: a body this module cannot make sense of (not JSON, or JSON nested past
+``Limits.max_json_depth``) still gives a message, because the error it reports is the one the
+caller needs to see.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from providers.abstractions.errors import ResponseTooLargeError
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.transport.error_redaction import redact
+from providers.transport.json_guard import loads_within
 
 __all__ = ["ErrorBody", "parse_error_body"]
 
@@ -46,8 +50,8 @@ def parse_error_body(body: bytes | str | Mapping[str, Any] | None) -> ErrorBody:
     if isinstance(body, bytes | str):
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
         try:
-            payload = json.loads(text)
-        except ValueError:
+            payload = loads_within(text, DEFAULT_LIMITS.max_json_depth)
+        except (ValueError, ResponseTooLargeError):
             return ErrorBody(_excerpt(text))
     if isinstance(payload, list) and len(payload) == 1 and isinstance(payload[0], Mapping):
         payload = payload[0]  # some gateways wrap the envelope in a list

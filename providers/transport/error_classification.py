@@ -29,6 +29,7 @@ from providers.abstractions.errors import (
     RateLimitError,
     ServerError,
 )
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.transport.context_overflow import context_window, is_context_overflow, prompt_tokens
 from providers.transport.error_bodies import ErrorBody, parse_error_body
 
@@ -73,7 +74,7 @@ def error_from_stream_event(
         status,
         parsed,
         backend=backend,
-        body=json.dumps(payload, ensure_ascii=False),
+        body=json.dumps(payload, ensure_ascii=False)[: DEFAULT_LIMITS.max_error_body_bytes],
         retry_after=None,
         prefix=f"error event in the stream from {backend or 'the server'}",
         quoted=first_line + (" […]" if rest.strip() else ""),

@@ -1,7 +1,8 @@
 """The one place transport failures become ``ProviderError``s.
 
 Every streaming client (chat completions, Responses) wraps its request in a
-``TransportErrorMapping`` so an httpx exception, a watchdog expiry or a cut connection reaches the
+``TransportErrorMapping`` so an httpx exception, a watchdog expiry, a cut connection or a payload
+of a shape the normaliser cannot read (``providers.transport.json_guard.MALFORMED``) reaches the
 caller as the same typed error, with everything received so far attached.
 """
 
@@ -22,6 +23,7 @@ from providers.abstractions.errors import (
     StreamInterruptedError,
     TimeoutPhase,
 )
+from providers.transport.json_guard import MALFORMED, malformed
 from providers.transport.timeouts import Watchdog, budget_error
 
 __all__ = ["PartialStream", "TransportErrorMapping"]
@@ -85,11 +87,17 @@ class TransportErrorMapping:
         makes the mapping only once something failed, instead of entering it up front."""
         error = self._map(exc)
         if error is not None and self._state is not None:
-            self._state.attach_partial(error)
+            try:
+                self._state.attach_partial(error)
+            except MALFORMED:  # (a tool call still being assembled breaks it too)
+                if error.partial_response is None:
+                    error.partial_response = self._state.partial.build()
         return error
 
     def _map(self, exc: BaseException) -> ProviderError | None:
         if isinstance(exc, ProviderError):
+            if exc.backend is None:  # raised by a part that knows no backend (SseDecoder)
+                exc.backend = self._backend
             return exc
         backend = self._backend
         if isinstance(exc, asyncio.CancelledError):
@@ -117,4 +125,6 @@ class TransportErrorMapping:
             return InvalidResponseError(f"the body could not be decoded: {exc!r}", backend=backend)
         if isinstance(exc, httpx.RequestError):
             return ProviderConnectionError(f"the request failed: {exc!r}", backend=backend)
+        if isinstance(exc, MALFORMED):
+            return malformed(exc, backend)
         return None

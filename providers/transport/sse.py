@@ -14,12 +14,21 @@ It follows the WHATWG event-stream rules and knows nothing about JSON or OpenAI:
 Deviation from the spec, on purpose: at end of stream a pending event (data lines without the
 closing blank line, or a last line without a line end) is dispatched instead of discarded. A
 server that closes right after its final ``data:`` line must not lose it.
+
+What waits for its end (an unfinished line, the data lines of an unfinished event) is bounded by
+``max_event_bytes`` (``Limits``): past it, ``ResponseTooLargeError``, not a line that grows
+with whatever the server sends. The checks are on lengths already at hand, a few per read, not
+per line: a line that ends within a read is no longer than the read, so only a read longer than
+the limit has its lines measured.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from providers.abstractions.errors import ResponseTooLargeError
+from providers.abstractions.limits import DEFAULT_LIMITS
 
 __all__ = ["ServerSentEvent", "SseDecoder"]
 
@@ -44,17 +53,25 @@ class SseDecoder:
     """``feed(bytes) -> events`` as bytes arrive, ``finish() -> events`` at end of stream."""
 
     __slots__ = (
+        "_counted",
         "_data",
         "_event",
         "_events",
+        "_failed",
+        "_held",
         "_last_event_id",
+        "_max",
         "_partial",
         "_retry",
         "_skip_lf",
         "_started",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_bytes: int = DEFAULT_LIMITS.max_event_bytes) -> None:
+        self._max = max_event_bytes
+        self._failed = False  # past the limit, with events to hand over first
+        self._held = 0  # characters in the data lines of a pending event of several lines
+        self._counted = 0  # how many of those lines `_held` counts
         self._partial = bytearray()  # an unfinished line
         self._skip_lf = False  # the previous read ended with CR
         self._started = False  # a leading BOM has been handled
@@ -85,71 +102,118 @@ class SseDecoder:
         """Hot path: every network read of every stream passes here, so line splitting and
         field dispatch stay in one frame."""
         events: list[ServerSentEvent | str] = []
-        if not chunk:
-            return events
-        if self._skip_lf:
-            self._skip_lf = False
-            if chunk[0] == 0x0A:
-                chunk = chunk[1:]
-                if not chunk:
-                    return events
-        if not self._started:
-            # A UTF-8 BOM may open the stream, possibly split across reads: hold the first
-            # bytes until they either complete one or cannot.
-            self._partial.extend(chunk)
-            if len(self._partial) < 3 and _BOM.startswith(self._partial):
+        if self._failed:
+            raise self._too_large()
+        try:
+            if not chunk:
                 return events
-            self._started = True
-            chunk = bytes(self._partial)
-            self._partial.clear()
-            if chunk.startswith(_BOM):
-                chunk = chunk[3:]
-                if not chunk:
+            if self._skip_lf:
+                self._skip_lf = False
+                if chunk[0] == 0x0A:
+                    chunk = chunk[1:]
+                    if not chunk:
+                        return events
+            if not self._started:
+                # A UTF-8 BOM may open the stream, possibly split across reads: hold the first
+                # bytes until they either complete one or cannot.
+                self._partial.extend(chunk)
+                if len(self._partial) < 3 and _BOM.startswith(self._partial):
                     return events
-        partial = self._partial
-        if b"\r" not in chunk:
-            # The common case (every server here ends lines with LF): one C-level split, and
-            # `data: ` lines (nearly all of them) and the blank lines ending events inline.
-            lines = chunk.split(b"\n")
-            rest = lines.pop()
-            if partial:
-                if not lines:
+                self._started = True
+                chunk = bytes(self._partial)
+                self._partial.clear()
+                if chunk.startswith(_BOM):
+                    chunk = chunk[3:]
+                    if not chunk:
+                        return events
+            partial = self._partial
+            if b"\r" not in chunk and len(chunk) <= self._max:
+                # The common case (every server here ends lines with LF): one C-level split, and
+                # `data: ` lines (nearly all of them) and the blank lines ending events inline.
+                # (A read longer than the limit takes the path below, which measures each line.)
+                lines = chunk.split(b"\n")
+                rest = lines.pop()
+                if partial:
+                    if not lines:
+                        partial.extend(rest)
+                        if len(partial) > self._max:
+                            raise self._too_large()
+                        return events
+                    partial.extend(lines[0])
+                    lines[0] = bytes(partial)
+                    partial.clear()
+                    if len(lines[0]) > self._max:
+                        raise self._too_large()
+                data = self._data
+                inline = not self._events
+                for line in lines:
+                    if line[:6] == b"data: ":  # (a slice and ==: a third of startswith's cost)
+                        data.append(line[6:].decode("utf-8", "replace"))
+                    elif line:
+                        self._line(line, events)
+                    elif inline and len(data) == 1:  # _dispatch, inline: the per-event path
+                        events.append(data.pop())
+                        self._event = None
+                    else:
+                        self._dispatch(events)
+                if rest:
                     partial.extend(rest)
-                    return events
-                partial.extend(lines[0])
-                lines[0] = bytes(partial)
-                partial.clear()
-            data = self._data
-            inline = not self._events
-            for line in lines:
-                if line[:6] == b"data: ":  # (a slice and ==: a third of startswith's cost)
-                    data.append(line[6:].decode("utf-8", "replace"))
-                elif line:
-                    self._line(line, events)
-                elif inline and len(data) == 1:  # _dispatch, inline: the per-event path
-                    events.append(data.pop())
-                    self._event = None
+                    if len(partial) > self._max:
+                        raise self._too_large()
+                if len(data) > 1:
+                    self._count(data)
+                return events
+            pos = 0
+            for match in _LINE_END.finditer(chunk):
+                end = match.start()
+                if partial:
+                    partial.extend(chunk[pos:end])
+                    line = bytes(partial)
+                    partial.clear()
                 else:
-                    self._dispatch(events)
-            if rest:
-                partial.extend(rest)
+                    line = chunk[pos:end]
+                if len(line) > self._max:
+                    raise self._too_large()
+                self._line(line, events)
+                pos = match.end()
+            if chunk[-1] == 0x0D:
+                self._skip_lf = True
+            if pos < len(chunk):
+                partial.extend(chunk[pos:])
+                if len(partial) > self._max:
+                    raise self._too_large()
+            if len(self._data) > 1:
+                self._count(self._data)
             return events
-        pos = 0
-        for match in _LINE_END.finditer(chunk):
-            end = match.start()
-            if partial:
-                partial.extend(chunk[pos:end])
-                line = bytes(partial)
-                partial.clear()
-            else:
-                line = chunk[pos:end]
-            self._line(line, events)
-            pos = match.end()
-        if chunk[-1] == 0x0D:
-            self._skip_lf = True
-        if pos < len(chunk):
-            partial.extend(chunk[pos:])
+        except ResponseTooLargeError:
+            # What this read completed before the oversized line or event is the
+            # caller's: it is handed over now, and the next call raises.
+            return self._overflowed(events)
+
+    def _count(self, data: list[str]) -> None:
+        """Add the data lines not yet counted to the pending event's size (each line once, so
+        an event arriving over many reads costs linear time)."""
+        counted = self._counted
+        self._held += sum(map(len, data[counted:])) + len(data) - counted  # (+1: the "\n")
+        self._counted = len(data)
+        if self._held > self._max:
+            raise self._too_large()
+
+    def _overflowed(self, events: list[ServerSentEvent | str]) -> list[ServerSentEvent | str]:
+        """Drop what was held; raise now if nothing came before, else on the next call."""
+        self._partial.clear()
+        self._data.clear()
+        self._held = self._counted = 0
+        if not events:
+            raise self._too_large()
+        self._failed = True
         return events
+
+    def _too_large(self) -> ResponseTooLargeError:
+        return ResponseTooLargeError(
+            f"an SSE line or event passed limits.max_event_bytes ({self._max} bytes)",
+            limit="max_event_bytes",
+        )
 
     def finish(self) -> list[ServerSentEvent]:
         """Flush at end of stream: the unfinished line, then any undispatched event."""
@@ -162,6 +226,8 @@ class SseDecoder:
         return self._finish()  # type: ignore[return-value]
 
     def _finish(self) -> list[ServerSentEvent | str]:
+        if self._failed:
+            raise self._too_large()
         events: list[ServerSentEvent | str] = []
         if self._partial:
             line = bytes(self._partial)
@@ -200,6 +266,8 @@ class SseDecoder:
         data = self._data
         if data:
             text = data[0] if len(data) == 1 else "\n".join(data)
+            if len(text) > self._max:  # (lines that all arrived in the read ending the event)
+                raise self._too_large()
             if self._events:
                 events.append(
                     ServerSentEvent(
@@ -209,4 +277,5 @@ class SseDecoder:
             else:
                 events.append(text)
             data.clear()
+            self._held = self._counted = 0
         self._event = None

@@ -15,11 +15,17 @@ unchanged. Whether a connection was reused is read from httpcore's public ``trac
 took the request on a reused connection and then dropped it before answering (a crash in
 prefill) looks the same from here and is resent once too; ``RetryPolicy`` would resend it anyway,
 since a ``ProviderConnectionError`` is retryable.
+
+The same transport keeps a connection from carrying one answer's surplus into the next: a body
+longer than its ``Content-Length`` (or bytes after a chunked body's end) stays in httpcore's
+HTTP/1.1 parser, which would read it as the answer to the next request sent on that connection,
+an answer to a request the server never saw. A connection left holding such bytes is closed
+when its response is (``_SurplusGuard``), so the pool opens a new one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -71,7 +77,10 @@ class StaleConnectionResend(httpx.AsyncBaseTransport):
             trace = _ConnectionTrace(caller_trace)
             request.extensions = {**request.extensions, "trace": trace}
             try:
-                return await self._inner.handle_async_request(request)
+                response = await self._inner.handle_async_request(request)
+                if isinstance(response.stream, httpx.AsyncByteStream):
+                    response.stream = _SurplusGuard(response.stream, response.extensions)
+                return response
             except _STALE_ERRORS as exc:
                 if trace.opened or resend == _MAX_RESENDS:
                     raise
@@ -90,6 +99,42 @@ class StaleConnectionResend(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+class _SurplusGuard(httpx.AsyncByteStream):
+    """A response body that, when closed, closes its connection if bytes past the answer's end
+    are waiting in it; reading goes straight to the inner stream (nothing per chunk)."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, extensions: dict[str, Any]) -> None:
+        self._inner = inner
+        self._extensions = extensions
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._inner.__aiter__()
+
+    async def aclose(self) -> None:
+        if _surplus(self._inner):
+            network_stream = self._extensions.get("network_stream")
+            if network_stream is not None:
+                # A closed socket reads as expired to the pool, which then drops it.
+                await network_stream.aclose()
+        await self._inner.aclose()
+
+
+def _surplus(stream: object) -> bool:
+    """Whether the HTTP/1.1 parser under ``stream`` holds bytes past the answer's end.
+
+    httpcore exposes neither its parser (h11) nor that buffer, so this follows its private
+    attributes (httpx ``AsyncResponseStream`` → httpcore ``PoolByteStream`` →
+    ``HTTP11ConnectionByteStream`` → ``AsyncHTTP11Connection``). Should they move, it answers
+    ``False`` and the guard does nothing: ``tests/faults/test_data_loss.py`` then fails.
+    """
+    pool_stream = getattr(stream, "_httpcore_stream", None)
+    connection_stream = getattr(pool_stream, "_stream", None)
+    connection = getattr(connection_stream, "_connection", None)
+    parser = getattr(connection, "_h11_state", None)
+    trailing = getattr(parser, "trailing_data", None)
+    return isinstance(trailing, tuple) and bool(trailing[0])
 
 
 def _restore_trace(request: httpx.Request, caller_trace: Any) -> None:

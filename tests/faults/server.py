@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Final, Literal
 
-__all__ = ["GATE", "FaultServer", "Received", "Reply", "chunk", "sse"]
+__all__ = ["GATE", "FaultServer", "Received", "Reply", "chunk", "raw_answer", "sse"]
 
 GATE: Final = object()
 """In ``Reply.pieces``: wait for ``FaultServer.release()`` before sending what follows."""
@@ -51,6 +51,10 @@ class Reply:
     keepalive: float | None = None
     header_delay: float = 0.0
     reset_before_headers: bool = False
+    raw: bytes | None = None
+    """Written as is in place of the whole answer (status line, headers, body), in one write;
+    the connection then takes the next request. For what a chunked answer cannot show: a
+    ``Content-Length`` body and what follows it, a compressed body, a status without a body."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +82,7 @@ class FaultServer:
         self._handlers: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
         self.requests: list[Received] = []
+        self.connections = 0  # accepted so far
         self.port = 0
 
     @property
@@ -123,6 +128,7 @@ class FaultServer:
         assert task is not None
         self._handlers.add(task)
         self._writers.add(writer)
+        self.connections += 1
         try:
             while not self._stop.is_set():
                 request = await self._read_request(reader)
@@ -162,6 +168,10 @@ class FaultServer:
             return False
         if reply.header_delay:
             await asyncio.sleep(reply.header_delay)
+        if reply.raw is not None:
+            writer.write(reply.raw)
+            await writer.drain()
+            return True
         head = [f"HTTP/1.1 {reply.status} Scripted", f"Content-Type: {reply.content_type}"]
         head += [f"{name}: {value}" for name, value in reply.headers.items()]
         head += ["Transfer-Encoding: chunked", "", ""]
@@ -229,3 +239,21 @@ def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
 def sse(payload: dict[str, Any] | str) -> bytes:
     data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
     return f"data: {data}\n\n".encode()
+
+
+def raw_answer(
+    status: int,
+    body: bytes = b"",
+    *,
+    content_type: str | None = "application/json",
+    length: int | None = None,
+    headers: dict[str, str] | None = None,
+) -> bytes:
+    """An HTTP/1.1 answer with a ``Content-Length`` (``length``, else the body's), for
+    ``Reply(raw=...)``."""
+    head = [f"HTTP/1.1 {status} Scripted"]
+    if content_type is not None:
+        head.append(f"Content-Type: {content_type}")
+    head += [f"{name}: {value}" for name, value in (headers or {}).items()]
+    head += [f"Content-Length: {len(body) if length is None else length}", "", ""]
+    return "\r\n".join(head).encode("latin-1") + body

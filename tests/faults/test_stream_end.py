@@ -4,7 +4,6 @@ breaks it) after ``[DONE]`` costs a bounded wait and the connection, never the a
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from providers import ChatResponse, OpenAiCompatibleChatClient
@@ -13,18 +12,8 @@ from tests.faults.helpers import FAST, HELLO, PROMPT, consume, stream_reply
 from tests.faults.server import FaultServer, Reply
 
 
-class CountingServer(FaultServer):
-    """A ``FaultServer`` that counts the TCP connections it accepted."""
-
-    connections = 0
-
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        await super()._accept(reader, writer)
-
-
 async def test_consecutive_streams_reuse_one_connection() -> None:
-    server = CountingServer([stream_reply(*HELLO)])
+    server = FaultServer([stream_reply(*HELLO)])
     async with server, OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST) as client:
         for _ in range(3):
             updates, error = await consume(client.get_streaming_response(PROMPT))
@@ -35,7 +24,7 @@ async def test_consecutive_streams_reuse_one_connection() -> None:
 
 
 async def test_a_server_stalling_after_done_costs_the_drain_budget_not_the_answer() -> None:
-    server = CountingServer([Reply(pieces=HELLO, end="stall")])
+    server = FaultServer([Reply(pieces=HELLO, end="stall")])
     async with server, OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST) as client:
         for _ in range(2):
             started = time.monotonic()
@@ -49,7 +38,7 @@ async def test_a_server_stalling_after_done_costs_the_drain_budget_not_the_answe
 
 async def test_a_connection_reset_after_done_is_not_an_error() -> None:
     async with (
-        CountingServer([Reply(pieces=HELLO, end="reset")]) as server,
+        FaultServer([Reply(pieces=HELLO, end="reset")]) as server,
         OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST) as client,
     ):
         updates, error = await consume(client.get_streaming_response(PROMPT))

@@ -17,7 +17,12 @@ from providers import (
     RetryPolicy,
     TextRecoveryChatClient,
 )
-from providers.abstractions.errors import BackendUnavailableError, ConfigurationError
+from providers.abstractions.errors import (
+    BackendUnavailableError,
+    ConfigurationError,
+    ResponseTooLargeError,
+)
+from providers.abstractions.limits import Limits
 from providers.factory import ExtraBodyChatClient, create_chat_client, merge_extra_body
 from telemetry import TelemetryChatClient, request_timings
 
@@ -187,3 +192,26 @@ async def test_api_key_backend_and_timeouts_reach_the_core() -> None:
 def test_unknown_client_keyword_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="bogus"):
         create_chat_client(BASE, bogus=1)
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+async def test_limits_reach_the_core_client_and_retry(api: str) -> None:
+    limits = Limits(max_held_updates=5)
+    empty = {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {}}]}
+    stream = ("".join(f"data: {json.dumps(empty)}\n\n" for _ in range(20))).encode() + _sse("hi")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=stream, headers={"Content-Type": "text/event-stream"})
+
+    async with _http(handler) as http:
+        client = create_chat_client(BASE, "m", api=api, limits=limits, http_client=http)
+        core = client
+        while getattr(core, "inner", None) is not None:
+            core = core.inner  # type: ignore[attr-defined]
+        assert core.limits is limits  # type: ignore[attr-defined]
+        if api == "chat":  # (the Responses client reads no chat chunks)
+            with pytest.raises(ResponseTooLargeError) as caught:
+                async for _ in client.get_streaming_response("hi"):
+                    pass
+            assert caught.value.limit == "max_held_updates"
+        await client.aclose()

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 import pytest
 
+from providers.abstractions.errors import ResponseTooLargeError
 from providers.transport.sse import ServerSentEvent, SseDecoder
 
 
@@ -205,3 +206,69 @@ def test_finish_twice_gives_nothing_more() -> None:
     decoder.feed(b"data: a")
     assert datas(decoder.finish()) == ["a"]
     assert decoder.finish() == []
+
+
+# --- max_event_bytes (issue 20) ---------------------------------------------------------------
+
+
+def _limited(limit: int, feeds: Iterable[bytes]) -> list[str]:
+    decoder = SseDecoder(limit)
+    out: list[str] = []
+    for feed in feeds:
+        out.extend(decoder.feed_data(feed))
+    return out + decoder.finish_data()
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"])
+@pytest.mark.parametrize("step", [1, 7, 1000])
+def test_lines_and_events_up_to_the_limit_pass_in_any_cuts(end: bytes, step: int) -> None:
+    line = b"data: " + b"x" * 94  # 100 bytes: the limit
+    body = (line + end) * 1 + end + (b"data: " + b"y" * 44 + end) * 2 + end
+    pieces = [body[i : i + step] for i in range(0, len(body), step)]
+    assert _limited(100, pieces) == ["x" * 94, "y" * 44 + "\n" + "y" * 44]
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n"])
+@pytest.mark.parametrize("step", [1, 7, 1000])
+def test_a_line_past_the_limit_raises_whatever_the_cuts(end: bytes, step: int) -> None:
+    body = b"data: " + b"x" * 95 + end + end
+    pieces = [body[i : i + step] for i in range(0, len(body), step)]
+    with pytest.raises(ResponseTooLargeError) as caught:
+        _limited(100, pieces)
+    assert caught.value.limit == "max_event_bytes"
+
+
+@pytest.mark.parametrize("step", [1, 7, 1000])
+def test_an_event_of_short_lines_past_the_limit_raises(step: int) -> None:
+    body = (b"data: " + b"y" * 9 + b"\n") * 11 + b"\n"  # 11 lines of 10: 109 with the joins
+    pieces = [body[i : i + step] for i in range(0, len(body), step)]
+    with pytest.raises(ResponseTooLargeError):
+        _limited(100, pieces)
+
+
+def test_a_line_that_never_ends_raises_once_past_the_limit() -> None:
+    decoder = SseDecoder(100)
+    decoder.feed_data(b"data: " + b"x" * 90)
+    with pytest.raises(ResponseTooLargeError):
+        decoder.feed_data(b"x" * 10)
+
+
+def test_many_events_each_under_the_limit_pass() -> None:
+    body = (b"data: " + b"z" * 50 + b"\n\n") * 100
+    assert _limited(100, [body]) == ["z" * 50] * 100
+
+
+@pytest.mark.parametrize("ending", [b"\n\n", b""], ids=["ended", "unended"])
+@pytest.mark.parametrize("crlf", [False, True])
+def test_events_before_an_oversized_line_in_the_same_read_are_handed_over(
+    ending: bytes, crlf: bool
+) -> None:
+    read = b"data: a\n\ndata: b\n\ndata: " + b"x" * 200 + ending
+    if crlf:
+        read = read.replace(b"\n", b"\r\n")
+    decoder = SseDecoder(100)
+    assert decoder.feed_data(read) == ["a", "b"]
+    with pytest.raises(ResponseTooLargeError):
+        decoder.feed_data(b"data: c\n\n")
+    with pytest.raises(ResponseTooLargeError):
+        decoder.finish_data()

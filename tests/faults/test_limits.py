@@ -1,0 +1,306 @@
+"""Issue 20, "Bounded memory": what a hostile server can make the client hold.
+
+Each test serves one oversized thing from the loopback ``FaultServer`` to the real client with
+small ``Limits``, and checks three things: the typed ``ResponseTooLargeError`` naming the limit,
+the partial response received before it, and (``tracemalloc``) that the client's peak memory
+stayed near the limit instead of growing with what the server sent.
+"""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+import zlib
+from collections.abc import Awaitable, Callable
+from functools import cache
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+
+from capabilities.probes import Prober
+from providers import (
+    ChatResponseUpdate,
+    InvalidResponseError,
+    OpenAiCompatibleChatClient,
+    ProviderError,
+    ResponseTooLargeError,
+    ServerError,
+)
+from providers.abstractions.limits import Limits
+from providers.layers.fallback import FallbackChatClient
+from providers.layers.retry import RetryingChatClient
+from providers.responses import OpenAiCompatibleResponsesClient
+from tests.faults.helpers import DONE, FAST, HEL, PROMPT, ROLE, STOP, Waits, consume, seen_text
+from tests.faults.server import FaultServer, Reply, chunk, raw_answer, sse
+
+_MiB = 1024 * 1024
+_T = TypeVar("_T")
+
+SMALL = Limits(
+    max_event_bytes=64 * 1024,
+    max_body_bytes=_MiB,
+    max_stream_bytes=_MiB,
+    max_error_body_bytes=4096,
+    max_held_updates=100,
+    max_json_depth=32,
+)
+PEAK = 8 * _MiB
+"""What one oversized request may cost the client: a few times the largest limit above, far
+below what the servers in these tests send (tens to hundreds of MiB)."""
+
+_BLOCK = b"x" * 65536
+
+
+async def peak_of(call: Callable[[], Awaitable[_T]]) -> tuple[_T, int]:
+    """``call()``'s result and the peak memory it allocated (Python allocations, all threads:
+    the loopback server's too, so its replies are written in pieces made before the start)."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        result = await call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak
+
+
+def client(base_url: str) -> OpenAiCompatibleChatClient:
+    return OpenAiCompatibleChatClient(base_url, "m", timeouts=FAST, limits=SMALL)
+
+
+async def stream_of(
+    base_url: str, wrap: Callable[[OpenAiCompatibleChatClient], Any] = lambda c: c
+) -> tuple[list[ChatResponseUpdate], ProviderError | None]:
+    async with client(base_url) as wire:
+        return await consume(wrap(wire).get_streaming_response(PROMPT))
+
+
+def too_large(
+    error: ProviderError | None, limit: str, *, streamed: bool = True
+) -> ResponseTooLargeError:
+    """``error`` is the typed error for ``limit``; a stream's carries its partial response (a
+    whole body has none: nothing of it was usable)."""
+    assert isinstance(error, ResponseTooLargeError), repr(error)
+    assert error.limit == limit
+    assert limit in str(error)
+    assert (error.partial_response is not None) is streamed
+    return error
+
+
+@cache
+def bomb(encoding: str, size: int = 128 * _MiB, prefix: bytes = b"", pattern: bytes = b"") -> bytes:
+    """``prefix`` then ``size`` bytes of ``pattern`` (zeros by default), compressed: a few
+    hundred KiB on the wire."""
+    wbits = {"gzip": 31, "deflate": 15}[encoding]
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    block = (pattern * (_MiB // len(pattern))) if pattern else bytes(_MiB)
+    parts = [packer.compress(prefix)]
+    parts += [packer.compress(block) for _ in range(size // _MiB)]
+    return b"".join([*parts, packer.flush()])
+
+
+# --- one SSE line or event ---------------------------------------------------------------------
+
+
+async def test_a_line_without_end_stops_at_max_event_bytes() -> None:
+    """A 32 MiB line that never ends: it used to be buffered whole."""
+    pieces = [ROLE, HEL, b"data: {", *[_BLOCK] * 512]
+    async with FaultServer([Reply(pieces=pieces, end="close")]) as server:
+        (updates, error), peak = await peak_of(lambda: stream_of(server.base_url))
+    error = too_large(error, "max_event_bytes")
+    assert seen_text(updates) == "Hel"
+    assert error.partial_response is not None and error.partial_response.text == "Hel"
+    assert peak < PEAK
+
+
+async def test_an_event_of_many_lines_stops_at_max_event_bytes() -> None:
+    """An event is its ``data:`` lines joined: short lines that never end the event count too."""
+    lines = b"data: " + b"x" * 1000 + b"\n"
+    pieces = [ROLE, HEL, *[lines * 64] * 512]
+    async with FaultServer([Reply(pieces=pieces, end="close")]) as server:
+        (_, error), peak = await peak_of(lambda: stream_of(server.base_url))
+    too_large(error, "max_event_bytes")
+    assert peak < PEAK
+
+
+# --- decompressed sizes ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+async def test_a_compressed_stream_stops_at_max_stream_bytes(encoding: str) -> None:
+    """128 MiB of keepalive comments in a few hundred KiB of gzip, after the first token."""
+    body = bomb(encoding, prefix=ROLE + HEL, pattern=b": ping\n\n")
+    answer = raw_answer(
+        200, body, content_type="text/event-stream", headers={"Content-Encoding": encoding}
+    )
+    async with FaultServer([Reply(raw=answer)]) as server:
+        (updates, error), peak = await peak_of(lambda: stream_of(server.base_url))
+    error = too_large(error, "max_stream_bytes")
+    assert seen_text(updates) == "Hel"
+    assert peak < PEAK
+
+
+async def test_an_endless_plain_stream_stops_at_max_stream_bytes() -> None:
+    pieces = [ROLE, HEL, *[b": ping\n\n" * 8192] * 256]
+    async with FaultServer([Reply(pieces=pieces, end="close")]) as server:
+        (updates, error), peak = await peak_of(lambda: stream_of(server.base_url))
+    too_large(error, "max_stream_bytes")
+    assert seen_text(updates) == "Hel"
+    assert peak < PEAK
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+async def test_a_compressed_completion_stops_at_max_body_bytes(encoding: str) -> None:
+    """Whitespace is valid JSON: 128 MiB of it before a completion, in a few hundred KiB."""
+    body = bomb(encoding, pattern=b" ")
+    answer = raw_answer(200, body, headers={"Content-Encoding": encoding})
+    async with FaultServer([Reply(raw=answer)]) as server, client(server.base_url) as wire:
+        error, peak = await peak_of(lambda: _error_of(wire.get_response(PROMPT)))
+    too_large(error, "max_body_bytes", streamed=False)
+    assert peak < PEAK
+
+
+@pytest.mark.parametrize("encoding", ["gzip", None])
+async def test_a_probe_reads_at_most_its_limit(encoding: str | None) -> None:
+    """A probe's answer past its 1 MB bound is not parsed; it used to be read whole first."""
+    if encoding is None:
+        reply = Reply(pieces=[b'{"a": "', *[_BLOCK] * 512, b'"}'], content_type="application/json")
+    else:
+        headers = {"Content-Encoding": encoding}
+        reply = Reply(raw=raw_answer(200, bomb(encoding, pattern=b" "), headers=headers))
+    async with FaultServer([reply]) as server, httpx.AsyncClient() as http:
+        answer, peak = await peak_of(lambda: Prober(http).get(f"{server.base_url}/props"))
+    assert answer is not None and answer.status == 200
+    assert answer.payload is None and answer.text == ""
+    assert peak < PEAK
+
+
+# --- what retry and failover hold before the first token ---------------------------------------
+
+
+_EMPTY = sse(chunk({}))
+
+
+@pytest.mark.parametrize("layer", ["retry", "fallback"])
+async def test_updates_held_before_the_first_token_stop_at_max_held_updates(layer: str) -> None:
+    """Empty chunks are not output: retry and failover hold them until the first token."""
+    empties = [Reply(pieces=[ROLE, *[_EMPTY] * 5000, HEL, STOP, DONE])]
+    async with FaultServer(empties) as server:
+
+        def wrap(wire: OpenAiCompatibleChatClient) -> Any:
+            if layer == "retry":
+                return RetryingChatClient(wire, sleep=Waits(), limits=SMALL)
+            other = OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST)
+            return FallbackChatClient(wire, other, limits=SMALL, should_fall_back=lambda e: False)
+
+        (updates, error), peak = await peak_of(lambda: stream_of(server.base_url, wrap))
+    too_large(error, "max_held_updates")
+    assert updates == []
+    assert server.attempts == 1
+    assert peak < PEAK
+
+
+# --- error bodies ------------------------------------------------------------------------------
+
+
+def _huge_error(status: int = 503) -> Reply:
+    pieces = [b'{"error": {"message": "', *[_BLOCK] * 64, b'"}}']
+    return Reply(status, pieces, content_type="application/json")
+
+
+@pytest.mark.parametrize("streaming", [True, False], ids=["stream", "nonstream"])
+async def test_an_error_body_is_kept_up_to_max_error_body_bytes(streaming: bool) -> None:
+    async with FaultServer([_huge_error()]) as server, client(server.base_url) as wire:
+        if streaming:
+            (_, error), peak = await peak_of(lambda: consume(wire.get_streaming_response(PROMPT)))
+        else:
+            error, peak = await peak_of(lambda: _error_of(wire.get_response(PROMPT)))
+    assert error is not None and error.status == 503
+    assert error.body is not None and len(error.body) <= SMALL.max_error_body_bytes
+    assert peak < PEAK
+
+
+# --- JSON nesting and types --------------------------------------------------------------------
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+NESTED_EVENTS = {
+    "past-recursion-limit": '{"choices": [], "x": ' + _nested(100_000) + "}",
+    "past-max-json-depth": '{"choices": [], "x": ' + _nested(SMALL.max_json_depth + 1) + "}",
+    "choices-not-a-list": '{"choices": 5}',
+    "tool-calls-not-a-list": '{"choices": [{"index": 0, "delta": {"tool_calls": 7}}]}',
+    "deep-arguments": json.dumps(
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "c",
+                        "type": "function",
+                        "function": {"name": "f", "arguments": _nested(100_000)},
+                    }
+                ]
+            },
+            "tool_calls",
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("event", NESTED_EVENTS.values(), ids=NESTED_EVENTS.keys())
+async def test_a_malformed_event_is_invalid_with_the_partial(event: str) -> None:
+    """It used to escape as an untyped ``RecursionError`` or ``TypeError``, with no partial."""
+    reply = Reply(pieces=[ROLE, HEL, sse(event), STOP, DONE])
+    async with FaultServer([reply]) as server:
+        updates, error = await stream_of(server.base_url)
+    assert isinstance(error, InvalidResponseError), repr(error)
+    assert seen_text(updates) == "Hel"
+    assert error.partial_response is not None and error.partial_response.text == "Hel"
+
+
+async def test_a_deeply_nested_completion_is_invalid() -> None:
+    body = ('{"choices": ' + _nested(100_000) + "}").encode()
+    reply = Reply(raw=raw_answer(200, body))
+    async with FaultServer([reply]) as server, client(server.base_url) as wire:
+        error = await _error_of(wire.get_response(PROMPT))
+    assert isinstance(error, InvalidResponseError), repr(error)
+
+
+@pytest.mark.parametrize("streaming", [True, False], ids=["stream", "nonstream"])
+async def test_a_deeply_nested_error_body_is_still_the_status_error(streaming: bool) -> None:
+    body = ('{"error": ' + _nested(100_000) + "}").encode()
+    reply = Reply(raw=raw_answer(500, body))
+    async with FaultServer([reply]) as server, client(server.base_url) as wire:
+        if streaming:
+            _, error = await consume(wire.get_streaming_response(PROMPT))
+        else:
+            error = await _error_of(wire.get_response(PROMPT))
+    assert isinstance(error, ServerError) and error.status == 500, repr(error)
+
+
+async def test_a_deeply_nested_responses_event_is_invalid_with_the_partial() -> None:
+    created = {"type": "response.created", "response": {"id": "r", "status": "in_progress"}}
+    delta = {"type": "response.output_text.delta", "delta": "Hel", "output_index": 0}
+    deep = '{"type": "response.output_text.delta", "x": ' + _nested(100_000) + "}"
+    events = [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in (created, delta)]
+    reply = Reply(pieces=[*events, b"event: response.output_text.delta\ndata: " + deep.encode()])
+    async with (
+        FaultServer([reply]) as server,
+        OpenAiCompatibleResponsesClient(server.base_url, "m", timeouts=FAST, limits=SMALL) as wire,
+    ):
+        updates, error = await consume(wire.get_streaming_response(PROMPT))
+    assert isinstance(error, InvalidResponseError), repr(error)
+    assert seen_text(updates) == "Hel"
+    assert error.partial_response is not None and error.partial_response.text == "Hel"
+
+
+async def _error_of(call: Awaitable[Any]) -> ProviderError | None:
+    try:
+        await call
+    except ProviderError as error:
+        return error
+    return None

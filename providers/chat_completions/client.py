@@ -201,6 +201,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             connect_budget=self.timeouts.connect,
             state=state,
             watch=watch,
+            secrets=self._secret_texts,
         )
 
     def build_request_body(

@@ -135,6 +135,7 @@ class HttpClientBase:
             api_key,
         )
         self._secrets = _secrets_of(self._headers, self.endpoint)
+        self._secret_texts = tuple(secret.decode() for secret in self._secrets)
         self._api_key = api_key
         self._owns_http = http_client is None
         self._http = http_client or new_http_client(timeout)

@@ -146,6 +146,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             timeouts=self.timeouts,
             status_error=self._status_error,
             limits=self.limits,
+            secrets=self._secret_texts,
         )
 
     def __repr__(self) -> str:

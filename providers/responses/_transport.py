@@ -39,6 +39,7 @@ class ResponsesTransport:
         "_http",
         "_limits",
         "_request_extensions",
+        "_secrets",
         "_status_error",
         "_url_for_errors",
         "timeouts",
@@ -54,8 +55,10 @@ class ResponsesTransport:
         timeouts: Timeouts,
         status_error: StatusError,
         limits: Limits = DEFAULT_LIMITS,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self._http = http
+        self._secrets = secrets
         self._limits = limits
         self._backend = backend
         self._headers = headers
@@ -73,6 +76,7 @@ class ResponsesTransport:
             connect_budget=self.timeouts.connect,
             state=state,
             watch=watch,
+            secrets=self._secrets,
         )
 
     async def request_json(

@@ -23,6 +23,7 @@ from providers.abstractions.errors import (
     StreamInterruptedError,
     TimeoutPhase,
 )
+from providers.transport.error_redaction import scrub_secrets
 from providers.transport.json_guard import MALFORMED, malformed
 from providers.transport.timeouts import Watchdog, budget_error
 
@@ -49,7 +50,7 @@ class TransportErrorMapping:
     cancellation propagates untouched.
     """
 
-    __slots__ = ("_backend", "_connect_budget", "_state", "_url", "_watch")
+    __slots__ = ("_backend", "_connect_budget", "_secrets", "_state", "_url", "_watch")
 
     def __init__(
         self,
@@ -59,8 +60,10 @@ class TransportErrorMapping:
         connect_budget: float | None,
         state: PartialStream | None = None,
         watch: Watchdog | None = None,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self._backend = backend
+        self._secrets = secrets
         self._url = url
         self._connect_budget = connect_budget
         self._state = state
@@ -86,6 +89,8 @@ class TransportErrorMapping:
         when it is already one); ``None`` when it must propagate untouched. For a caller that
         makes the mapping only once something failed, instead of entering it up front."""
         error = self._map(exc)
+        if error is not None:
+            scrub_secrets(error, self._secrets)  # a key echoed in an in-stream error event
         if error is not None and self._state is not None:
             try:
                 self._state.attach_partial(error)

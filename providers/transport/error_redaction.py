@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["REDACTED", "redact"]
+__all__ = ["REDACTED", "redact", "scrub_secrets"]
 
 REDACTED = "<redacted>"
 
@@ -92,3 +92,26 @@ def _skip_string(text: str, start: int) -> int:
             return i + 1
         i += 1
     return i
+
+
+def scrub_secrets(error: BaseException, secrets: tuple[str, ...]) -> None:
+    """Replace each of ``secrets`` (the client's own credentials) wherever ``error`` quotes
+    it: its message, ``body`` and ``user_message``. For errors whose text arrived inside the
+    stream (``data: {"error": …}``), which no status-error path masked before parsing."""
+    if not secrets:
+        return
+    attributes = vars(error) if hasattr(error, "__dict__") else {}
+    texts = [text for text in (*error.args, *attributes.values()) if isinstance(text, str)]
+    if not any(secret in text for secret in secrets for text in texts):
+        return
+    error.args = tuple(_masked(a, secrets) if isinstance(a, str) else a for a in error.args)
+    for name in ("body", "user_message"):
+        value = attributes.get(name)
+        if isinstance(value, str):
+            setattr(error, name, _masked(value, secrets))
+
+
+def _masked(text: str, secrets: tuple[str, ...]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    return text

@@ -233,6 +233,23 @@ async def test_a_password_the_server_echoes_is_masked() -> None:
     assert "is not allowed" in str(caught.value)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_key_echoed_in_an_error_inside_the_stream_is_masked(kind: str) -> None:
+    """An error event mid-stream (HTTP 200, ``data: {"error": …}``) quoting the API key: no
+    status-error path masked it before it was parsed."""
+    message = f"Incorrect API key provided: {API_KEY}"
+    event = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
+    reply = stream_reply(f"data: {event}\n\n".encode())
+    async with (
+        FaultServer([reply]) as server,
+        make(kind, server.base_url, API_KEY) as client,
+    ):
+        _, error = await consume(client.get_streaming_response(PROMPT))
+    assert error is not None
+    assert_clean(error, API_KEY)
+    assert "Incorrect API key provided" in str(error)
+
+
 BAD_KEYS = {
     "crlf": "sk-abc\r\nX-Injected: 1",
     "lf": "sk-abc\nsecond-line",

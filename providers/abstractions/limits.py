@@ -54,6 +54,14 @@ class Limits:
     """Nesting depth of any JSON the server sends (events, arguments, error bodies); deeper is
     refused before Python's recursion limit turns it into an untyped ``RecursionError``."""
 
+    max_connections: int = 1000
+    """Connections the client's own pool opens to the server at once. A batch server answers
+    hundreds of streams concurrently; httpx's default of 100 would queue the rest inside the
+    client, where no server metric sees them (openai-python sets 1000 for the same reason)."""
+
+    max_keepalive_connections: int = 100
+    """Idle connections the pool keeps open for reuse."""
+
     def __post_init__(self) -> None:
         for spec in fields(self):
             value = getattr(self, spec.name)

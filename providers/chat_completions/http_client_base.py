@@ -138,7 +138,7 @@ class HttpClientBase:
         self._secret_texts = tuple(secret.decode() for secret in self._secrets)
         self._api_key = api_key
         self._owns_http = http_client is None
-        self._http = http_client or new_http_client(timeout)
+        self._http = http_client or new_http_client(timeout, self.limits)
         if timeouts is None:
             timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)
         self.timeouts = timeouts

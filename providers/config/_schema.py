@@ -104,6 +104,10 @@ class LimitsConfig(_Strict):
     """Updates retry and fallback hold before the first substantive one (default 100000)."""
     max_json_depth: PositiveInt | None = None
     """Nesting depth of any JSON the server sends (default 200)."""
+    max_connections: PositiveInt | None = None
+    """Connections the client's pool opens to the server at once (default 1000)."""
+    max_keepalive_connections: PositiveInt | None = None
+    """Idle connections kept open for reuse (default 100)."""
 
     @field_validator("*", mode="before")
     @classmethod

@@ -30,6 +30,8 @@ from typing import Any
 
 import httpx
 
+from providers.abstractions.limits import DEFAULT_LIMITS, Limits
+
 __all__ = ["StaleConnectionResend", "new_http_client"]
 
 _MAX_RESENDS = 2
@@ -146,7 +148,15 @@ def _restore_trace(request: httpx.Request, caller_trace: Any) -> None:
     request.extensions = extensions
 
 
-def new_http_client(timeout: httpx.Timeout | float | None = 5.0) -> httpx.AsyncClient:
+def new_http_client(
+    timeout: httpx.Timeout | float | None = 5.0, limits: Limits = DEFAULT_LIMITS
+) -> httpx.AsyncClient:
     """The ``httpx.AsyncClient`` the library makes when the caller passes none (``None`` means
-    no timeout, as in httpx; 5 s is httpx's own default)."""
-    return httpx.AsyncClient(timeout=timeout, transport=StaleConnectionResend())
+    no timeout, as in httpx; 5 s is httpx's own default), its pool sized by ``limits``."""
+    pool = httpx.Limits(
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+    )
+    # (httpx applies ``limits`` only to the transport it makes itself: ours gets them directly)
+    inner = httpx.AsyncHTTPTransport(limits=pool)
+    return httpx.AsyncClient(timeout=timeout, transport=StaleConnectionResend(inner))

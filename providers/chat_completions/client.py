@@ -42,6 +42,7 @@ from providers.chat_completions.stream_state import (
     loads,
     scan,
 )
+from providers.text_tool_calls import offered_tool_names
 from providers.transport.endpoint import Endpoint
 from providers.transport.error_classification import error_from_response
 from providers.transport.error_mapping import TransportErrorMapping
@@ -220,7 +221,11 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             ) from exc
         if not isinstance(payload, dict):
             raise InvalidResponseError("the response body is not a JSON object", backend=backend)
-        normalizer = ChunkNormalizer(self.profile, redact_fingerprint=self._redact_fingerprint)
+        normalizer = ChunkNormalizer(
+            self.profile,
+            redact_fingerprint=self._redact_fingerprint,
+            offered_tools=offered_tool_names(options),
+        )
         result = ChatResponse.from_updates(normalizer.normalize_completion(payload))
         result.raw = payload
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
@@ -267,7 +272,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                             response.status_code, await response.aread(), response.headers
                         )
                     state.normalizer = ChunkNormalizer(
-                        self.profile, redact_fingerprint=self._redact_fingerprint
+                        self.profile,
+                        redact_fingerprint=self._redact_fingerprint,
+                        offered_tools=offered_tool_names(options),
                     )
                     decoder = SseDecoder()
                     feed = state.normalizer.feed

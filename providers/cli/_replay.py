@@ -29,6 +29,7 @@ async def replay(path: Path) -> int:
         streaming=bool(transcript.request.get("stream", transcript.is_stream)),
         backend=transcript.backend,
         api=transcript.api,
+        request=transcript.request,
     )
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return EXIT_BACKEND if result["error"] else EXIT_OK

@@ -37,6 +37,7 @@ from providers.chat_completions.http_client_base import HttpClientBase
 from providers.responses._conversation import ConversationChain, ConversationMode
 from providers.responses._items import Item, messages_to_input
 from providers.responses._normalize import ResponsesEventNormalizer
+from providers.responses._output import offered_in_request
 from providers.responses._quirks import responses_quirks_for
 from providers.responses._request import build_responses_request
 from providers.responses._stream import ResponsesStreamState
@@ -214,8 +215,13 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             status, body, backend=backend, retry_after=retry_after_from_headers(headers)
         )
 
-    def _to_response(self, payload: dict[str, Any], stamps: dict[str, float]) -> ChatResponse:
-        normalizer = ResponsesEventNormalizer(self.profile.name)
+    def _to_response(
+        self,
+        payload: dict[str, Any],
+        stamps: dict[str, float],
+        offered: frozenset[str] | None = None,  # (None: a stored response, its request unknown)
+    ) -> ChatResponse:
+        normalizer = ResponsesEventNormalizer(self.profile.name, offered_tools=offered)
         result = ChatResponse.from_updates(normalizer.normalize_response(payload))
         result.raw = payload
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
@@ -241,7 +247,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         payload, stamps = await self._transport.request_json("POST", self.url, prepared.body)
         if prepared.body.get("background") is True:
             payload = await self._poll(payload)
-        return self._to_response(payload, stamps)
+        return self._to_response(payload, stamps, offered_in_request(prepared.body))
 
     async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
@@ -269,8 +275,9 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         self, method: str, url: str, prepared: _Prepared | None
     ) -> AsyncIterator[ChatResponseUpdate]:
         backend = self.profile.name
-        state = ResponsesStreamState(ResponsesEventNormalizer(backend), backend)
         body = prepared.body if prepared is not None else None
+        normalizer = ResponsesEventNormalizer(backend, offered_tools=offered_in_request(body))
+        state = ResponsesStreamState(normalizer, backend)
         async for update in self._transport.stream(method, url, body, state):
             yield update
         if prepared is not None:

@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from benchmarks.scenarios import GeneratedStream, Outcome, Scenario
+from benchmarks.scenarios import TOOL_NAME, GeneratedStream, Outcome, Scenario
 
 __all__ = [
     "FLOORS",
@@ -263,9 +263,12 @@ async def full_with_retry_session(base: str, max_connections: int) -> AsyncItera
 async def _library_session(
     base: str, max_connections: int, build: _Build
 ) -> AsyncIterator[StreamFn]:
-    from providers import DEFAULT_TIMEOUT, ChatMessage, ChatResponse
+    from providers import DEFAULT_TIMEOUT, ChatMessage, ChatOptions, ChatResponse
 
     messages = [ChatMessage.user("Weather in Paris?")]
+    # The tool the streams call is offered, as an agent offers it: a call recovered from text
+    # is made executable only then (issue #20).
+    options = ChatOptions(tools=[{"type": "function", "function": {"name": TOOL_NAME}}])
     clients: dict[str, Any] = {}
     http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, limits=_limits(max_connections))
     async with http:
@@ -276,7 +279,7 @@ async def _library_session(
                 url = scenario_url(base, scenario)
                 client = clients[scenario.id] = build(url, scenario, http)
             updates = []
-            async for update in client.get_streaming_response(messages):
+            async for update in client.get_streaming_response(messages, options):
                 updates.append(update)
             response = ChatResponse.from_updates(updates)
             return Outcome(

@@ -30,6 +30,7 @@ from typing import Any
 __all__ = [
     "BACKENDS",
     "KINDS",
+    "TOOL_NAME",
     "GeneratedStream",
     "Outcome",
     "Scenario",
@@ -54,7 +55,7 @@ _WORDS = (
 )
 # fmt: on
 _ANSWER_TOKENS = 8  # the visible answer that follows the reasoning in reasoning-N
-_TOOL_NAME = "get_weather"
+TOOL_NAME = "get_weather"
 _PROMPT_TOKENS = 15
 _JSON: Callable[[Any], str] = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -295,7 +296,7 @@ class _Vllm(_Shape):
             "id": f"chatcmpl-tool-{_hex(self.rng, 16)}",
             "type": "function",
             "index": 0,
-            "function": {"name": _TOOL_NAME},
+            "function": {"name": TOOL_NAME},
         }
         return self._delta({"content": None, "tool_calls": [call]})
 
@@ -368,7 +369,7 @@ class _Sglang(_Shape):
         return {**self._chunk(delta), "usage": None}
 
     def tool_start(self) -> dict[str, Any]:
-        function = {"name": _TOOL_NAME, "arguments": ""}
+        function = {"name": TOOL_NAME, "arguments": ""}
         call_id = f"call_{_hex(self.rng, 24)}"
         return self._tool({"id": call_id, "index": 0, "type": "function", "function": function})
 
@@ -448,7 +449,7 @@ class _Llamacpp(_Shape):
             "index": 0,
             "id": _alnum(self.rng, 32),
             "type": "function",
-            "function": {"name": _TOOL_NAME},
+            "function": {"name": TOOL_NAME},
         }
         return self._delta({"tool_calls": [call]})
 

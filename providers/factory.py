@@ -104,6 +104,7 @@ def create_chat_client(
         builder.use_text_tool_calls(
             text_tool_calls if text_tool_calls is not None else "off",
             reasoning_tags=reasoning_tags if reasoning_tags is not None else "off",
+            limits=limits,
         )
     return builder.build()
 

@@ -26,9 +26,13 @@ Formats:
 
 Rules shared by the tag formats, and why:
 
-* A tool-call marker (``TOOL_CALL_MARKERS``) seen in reasoning ends it, and the marker and all
-  that follows are content: Qwen3 and Kimi-K2 call tools without closing ``</think>``, and both
-  servers split there so that the tool parser sees the marker.
+* A tool-call marker (``TOOL_CALL_MARKERS``) seen in reasoning may end it: Qwen3 and Kimi-K2
+  call tools without closing ``</think>``, and both servers split there so that the tool parser
+  sees the marker. But a model also *thinks about* calls, markup included, and markup inside
+  ``<think>…</think>`` is reasoning, never a call (issue #20). So what follows the marker is
+  held until it is decided: a closing tag makes all of it reasoning; the end of the stream
+  without one makes the marker and all that follows content. ``calls_end_reasoning=False``
+  (no tools were offered: there is no call to find) leaves the markers as reasoning text.
 * An opening tag inside reasoning is consumed (R1-0528 emits the one its prompt already had;
   SGLang collapses ``<think><think>``). An opening tag in content opens a new reasoning block, so
   interleaved thinking keeps its order.
@@ -43,7 +47,8 @@ Rules shared by the tag formats, and why:
 Nothing is lost or rewritten: every input character ends up in exactly one output content, in
 order, except recognised markup; whitespace is kept exactly. Streaming releases text as soon as it
 cannot be the start of a marker, so only a suffix such as ``<``, ``</thi``, ``◁`` or ``<|`` is held
-back (a harmony header is held until its ``<|message|>`` decides what the message is). Any cutting
+back (a harmony header is held until its ``<|message|>`` decides what the message is, reasoning
+after a tool-call marker until ``</think>`` or the end; ``held_bytes`` says how much). Any cutting
 of a text into deltas yields the same contents as ``parse`` of the whole text.
 """
 
@@ -80,6 +85,7 @@ TOOL_CALL_MARKERS: Final = (
 )
 """Markers that end reasoning implicitly; they and what follows are left to the tool parser."""
 
+_TAG_DETECT: Final = (*_THINK, *_TAGS["kimi"])
 _START, _CHANNEL, _MESSAGE = "<|start|>", "<|channel|>", "<|message|>"
 _ENDS: Final = ("<|end|>", "<|return|>", "<|call|>")
 _DETECT: Final = (*_THINK, *_TAGS["kimi"], _CHANNEL, _START)
@@ -144,12 +150,15 @@ class ReasoningParser:
     """
 
     __slots__ = (
+        "_calls_end",
         "_harmony",
         "_header",
+        "_held",
         "_kind",
         "_markers",
         "_out",
         "_pending",
+        "_suspect",
         "_tags",
         "_verbatim",
         "format",
@@ -160,10 +169,15 @@ class ReasoningParser:
         self,
         format: str = "auto",  # noqa: A002 - the public name used by every text parser
         starts_in_reasoning: bool | None = None,
+        *,
+        calls_end_reasoning: bool = True,
     ) -> None:
         if format not in FORMATS:
             raise ValueError(f"unknown reasoning format {format!r}; expected one of {FORMATS}")
         self.format = format
+        self._calls_end = calls_end_reasoning
+        self._suspect: list[str] | None = None  # reasoning after a tool-call marker, undecided
+        self._held = 0  # bytes in ``_suspect`` or ``_header``
         self.starts_in_reasoning = (
             format == "deepseek_r1" if starts_in_reasoning is None else starts_in_reasoning
         )
@@ -178,13 +192,20 @@ class ReasoningParser:
 
     def parse(self, text: str) -> ParsedText:
         """The contents of a whole text; the same as feeding it in any pieces, then finishing."""
-        fresh = ReasoningParser(self.format, self.starts_in_reasoning)
+        fresh = ReasoningParser(
+            self.format, self.starts_in_reasoning, calls_end_reasoning=self._calls_end
+        )
         fresh._scan(text, final=True)
         return ParsedText(fresh._flush())
 
     def feed(self, delta: str) -> list[AIContent]:
         """The contents that ``delta`` made certain; a possible marker start is held back."""
-        if not self._pending and self._header is None and not self._markers.any_start.search(delta):
+        if (
+            not self._pending
+            and self._header is None
+            and self._suspect is None
+            and not self._markers.any_start.search(delta)
+        ):
             # Nothing could start a marker: the delta is text of the current kind as it is.
             return [self._kind(delta)] if delta else []
         self._scan(self._pending + delta, final=False)
@@ -200,6 +221,10 @@ class ReasoningParser:
             return None
         return self._markers.starts
 
+    def held_bytes(self) -> int:
+        """What ``feed`` holds back (a marker prefix, a harmony header, undecided reasoning)."""
+        return len(self._pending) + self._held
+
     def finish(self) -> list[AIContent]:
         """Release what was held back: a partial marker is text of the current kind."""
         self._scan(self._pending, final=True)
@@ -213,8 +238,10 @@ class ReasoningParser:
             if self._header is not None:
                 return _markers((_MESSAGE, _START, *_ENDS))
             return _markers((_START, _CHANNEL, *_ENDS))
+        if self._suspect is not None:  # only a tag can decide it
+            return _markers(_TAG_DETECT if self._tags is None else self._tags)
         tags = _DETECT if self._tags is None else self._tags
-        if self._kind is TextReasoningContent:
+        if self._kind is TextReasoningContent and self._calls_end:
             return _markers((*tags, *TOOL_CALL_MARKERS))
         return _markers(tags)
 
@@ -236,28 +263,40 @@ class ReasoningParser:
         if final and self._header is not None:
             # The stream ended inside a harmony header: keep it, as text.
             self._emit(TextContent, "".join(self._header))
-            self._header = None
+            self._header, self._held = None, 0
+            self._markers = self._active()
+        if final and self._suspect is not None:
+            # No </think> after the tool-call marker: the model called a tool from reasoning,
+            # and the marker and what follows are the answer.
+            self._emit(TextContent, "".join(self._suspect))
+            self._suspect, self._held, self._kind = None, 0, TextContent
             self._markers = self._active()
 
     def _marker(self, marker: str) -> None:
         if self._harmony:
             self._harmony_marker(marker)
-        elif marker in TOOL_CALL_MARKERS:
-            self._kind = TextContent
-            self._emit(TextContent, marker)
+        elif marker in TOOL_CALL_MARKERS:  # (active only in reasoning)
+            self._suspect, self._held = [marker], len(marker)
         elif self._tags is None and marker in (_START, _CHANNEL):
             self._harmony = True
             self._harmony_marker(marker)
         else:
             if self._tags is None:
                 self._tags = _TAGS["kimi"] if marker.startswith("◁") else _THINK
+            closing = marker == self._tags[1]
+            if self._suspect is not None:
+                if not closing:
+                    return  # an opening tag inside reasoning: consumed
+                # Closed: the markup was thought about, not called.
+                self._emit(TextReasoningContent, "".join(self._suspect))
+                self._suspect, self._held = None, 0
             # An opening tag enters (or stays in) reasoning; a closing one, stray or not, leaves.
-            self._kind = TextContent if marker == self._tags[1] else TextReasoningContent
+            self._kind = TextContent if closing else TextReasoningContent
 
     def _harmony_marker(self, marker: str) -> None:
         if self._header is not None:
             header = "".join(self._header)
-            self._header = None
+            self._header, self._held = None, 0
             if marker == _MESSAGE:
                 self._open_message(header + marker)
                 return
@@ -266,7 +305,7 @@ class ReasoningParser:
             self._emit(TextContent, header)
             self._kind, self._verbatim = TextContent, True
         if marker in (_START, _CHANNEL):
-            self._header = [marker]
+            self._header, self._held = [marker], len(marker)
             return
         if self._verbatim:
             self._emit(TextContent, marker)
@@ -291,8 +330,10 @@ class ReasoningParser:
     def _text(self, text: str) -> None:
         if not text:
             return
-        if self._header is not None:
-            self._header.append(text)
+        held = self._suspect if self._suspect is not None else self._header
+        if held is not None:
+            held.append(text)
+            self._held += len(text) if text.isascii() else len(text.encode("utf-8", "replace"))
         else:
             self._emit(self._kind, text)
 

@@ -49,6 +49,7 @@ from providers.chat_completions.stream_state import (
     loads,
     scan,
 )
+from providers.text_tool_calls import offered_tool_names
 from providers.transport.answer_shape import EVENT_STREAM, json_instead_of_events
 from providers.transport.bodies import (
     body_chunks,
@@ -237,7 +238,12 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         )
         if response.status_code >= 400:
             raise self._status_error(response.status_code, content, response.headers)
-        normalizer = ChunkNormalizer(self.profile, redact_fingerprint=self._redact_fingerprint)
+        normalizer = ChunkNormalizer(
+            self.profile,
+            redact_fingerprint=self._redact_fingerprint,
+            offered_tools=offered_tool_names(options),
+            limits=self.limits,
+        )
         payload = load_object(
             content, self.limits.max_json_depth, backend, status=response.status_code
         )
@@ -311,7 +317,10 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                             response.headers,
                         )
                     state.normalizer = ChunkNormalizer(
-                        self.profile, redact_fingerprint=self._redact_fingerprint
+                        self.profile,
+                        redact_fingerprint=self._redact_fingerprint,
+                        offered_tools=offered_tool_names(options),
+                        limits=limits,
                     )
                     chunks: AsyncIterator[bytes]
                     if (

@@ -31,6 +31,7 @@ from providers.abstractions.contents import (
     UsageContent,
 )
 from providers.abstractions.errors import InvalidResponseError
+from providers.abstractions.limits import Limits
 from providers.abstractions.open_values import ChatFinishReason, ChatRole, finish_reason_of, role_of
 from providers.abstractions.usage import parse_usage
 from providers.backends import BackendProfile, profile_for
@@ -123,6 +124,8 @@ class ChunkNormalizer:
         "_choice",
         "_delta",
         "_fingerprint",
+        "_limits",
+        "_offered_tools",
         "_profile",
         "_reasoning_fields",
         "_redact_fingerprint",
@@ -132,8 +135,17 @@ class ChunkNormalizer:
     )
 
     def __init__(
-        self, profile: BackendProfile | str | None = None, *, redact_fingerprint: bool = False
+        self,
+        profile: BackendProfile | str | None = None,
+        *,
+        redact_fingerprint: bool = False,
+        offered_tools: frozenset[str] | None = None,
+        limits: Limits | None = None,
     ) -> None:
+        # ``offered_tools``: the tools the request offered; a call naming another gets ``error``
+        # (``None``: not checked). ``limits`` bound what the tool calls may make it hold.
+        self._offered_tools = offered_tools
+        self._limits = limits
         self._profile = profile_for(profile)
         self._backend = self._profile.name
         self._reasoning_fields = self._profile.reasoning_fields
@@ -303,7 +315,9 @@ class ChunkNormalizer:
     def _tool_calls(self, index: int, tool_calls: Any, delta_key: str) -> None:
         accumulator = self._tools.get(index)
         if accumulator is None:
-            accumulator = self._tools[index] = ToolCallAccumulator()
+            accumulator = self._tools[index] = ToolCallAccumulator(
+                self._offered_tools, self._limits
+            )
         if delta_key == "message":
             # Non-streamed calls carry no index; their position is it.
             tool_calls = [

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from providers.abstractions.chat_response import ChatResponseBuilder, ChatResponseUpdate
+from providers.abstractions.contents import FunctionCallContent
 from providers.abstractions.errors import (
     InvalidResponseError,
     ProviderError,
@@ -22,6 +23,7 @@ from providers.abstractions.errors import (
 )
 from providers.abstractions.properties import TRANSPORT_TIMESTAMPS, set_property
 from providers.chat_completions.normalize import ChunkNormalizer
+from providers.chat_completions.tool_call_accumulator import CUT_BY_STREAM_END, mark_cut_call
 
 __all__ = [
     "DRAIN_SECONDS",
@@ -100,10 +102,9 @@ class StreamState:
 
     def end(self) -> list[ChatResponseUpdate]:
         """Flush tool calls still pending; a stream with neither finish nor [DONE] was cut."""
-        updates = self.normalizer.finish() if self.normalizer is not None else []
-        for update in updates:
-            self.partial.add(update)
-        if not self.done and not self.finished:
+        cut = not self.done and not self.finished
+        updates = self._pending_calls(cut=cut)
+        if cut:
             raise StreamInterruptedError(
                 "the stream ended before a finish reason or [DONE]", backend=self.backend
             )
@@ -112,10 +113,25 @@ class StreamState:
     def attach_partial(self, error: ProviderError) -> None:
         """Give the error everything received, including tool calls still being assembled."""
         if error.partial_response is None:
-            if self.normalizer is not None:
-                for update in self.normalizer.finish():
-                    self.partial.add(update)
+            self._pending_calls(cut=True)
             error.partial_response = self.partial.build()
+
+    def _pending_calls(self, *, cut: bool) -> list[ChatResponseUpdate]:
+        """Tool calls no finish reason flushed, added to the partial response.
+
+        ``cut``: the stream broke off. Each choice's last call was then being written, and
+        however complete its arguments look, nothing said they were finished: it gets
+        ``error``, as a call cut by ``length`` does (issue #20).
+        """
+        updates = self.normalizer.finish() if self.normalizer is not None else []
+        for update in updates:
+            if cut:
+                mark_cut_call(
+                    [c for c in update.contents if type(c) is FunctionCallContent],
+                    CUT_BY_STREAM_END,
+                )
+            self.partial.add(update)
+        return updates
 
 
 scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]

@@ -29,6 +29,7 @@ async def replay(path: Path) -> int:
         streaming=bool(transcript.request.get("stream", transcript.is_stream)),
         backend=transcript.backend,
         api=transcript.api,
+        request=transcript.request,
     )
     print(json_text(result))
     return EXIT_BACKEND if result["error"] else EXIT_OK

@@ -68,6 +68,10 @@ class BlockWhitespace:
         """``in_text`` for reasoning: inside a reasoning block that has emitted already."""
         return self._state == _REASONING and not self._held_reasoning
 
+    def held_bytes(self) -> int:
+        """Whitespace held until the next piece decides it (ASCII nearly always: characters)."""
+        return len(self._held_text) + len(self._held_reasoning)
+
     def finish(self) -> list[AIContent]:
         """Trailing whitespace of an answer's text is the model's; of reasoning, the template's."""
         held, self._held_text, self._held_reasoning = self._held_text, "", ""

@@ -6,13 +6,19 @@ blocks a server left in ``delta.content`` become ``TextReasoningContent`` and
 ``FunctionCallContent``. ``TextRecoveryChatClient`` (``providers.layers.text_recovery``) keeps
 one per choice, for a stream and for a whole response alike. Most text holds no marker at all,
 so the per-update path is a set of guards that recognise it and hand the update's own list back.
+
+What a call must be to come out executable (issue #20): with no tools offered there is no
+tool-call parser at all, so markup stays the text it is (the model was not asked to call
+anything) and a tool-call marker does not end reasoning; a call naming a tool that was not
+offered carries ``error``; markup inside a think block or a Markdown code fence is no call.
+Only executable calls count as ``calls_recovered`` (the finish reason the layer claims). What
+the parsers may hold, and how many calls they may make, is bounded: past a limit, ``process``
+and ``finish`` raise ``LimitPassed``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
-from typing import Final
 
 from providers.abstractions.contents import (
     AIContent,
@@ -20,37 +26,28 @@ from providers.abstractions.contents import (
     TextContent,
     TextReasoningContent,
 )
+from providers.abstractions.errors import ResponseTooLargeError
 from providers.abstractions.options import ToolDeclaration
 from providers.layers.block_whitespace import BlockWhitespace
+from providers.layers.recovery_triggers import AUTO, OFF, fresh_plain, plain
 from providers.reasoning import ReasoningParser
 from providers.text_tool_calls import TextToolCallParser
 
-__all__ = ["AUTO", "OFF", "ChoiceRecovery"]
+__all__ = ["AUTO", "OFF", "ChoiceRecovery", "LimitPassed"]
 
-OFF: Final = "off"
-AUTO: Final = "auto"
 _PARSED = frozenset({TextContent, TextReasoningContent, FunctionCallContent})
 """Content types a stage of this layer looks at; the rest pass every stage unchanged."""
 
 
-@cache
-def _fresh_plain(reasoning_mode: str, tools_mode: str) -> tuple[str, str, str] | None:
-    """``_plain`` of fresh parsers in these modes (their triggers depend on the format only)."""
-    reasoning = "" if reasoning_mode == OFF else ReasoningParser(reasoning_mode).plain_triggers()
-    tools = "" if tools_mode == OFF else TextToolCallParser(tools_mode).plain_triggers()
-    if reasoning is None or tools is None:
-        return None
-    return _plain(reasoning + tools)
+class LimitPassed(Exception):
+    """The parsers held, or recovered, more than a limit allows. ``error`` is what the caller
+    gets; ``unsent`` is what the choice had made but not yet handed on (its held text
+    released), which belongs in the partial response."""
 
-
-@cache
-def _plain(triggers: str) -> tuple[str, str, str] | None:
-    """The characters that could start a marker of either parser, as three ``in`` tests (the
-    cheapest search for so few: no format needs more; with more, there is no fast path)."""
-    chars = sorted(set(triggers)) or ["\x00"]  # (NUL in a text only costs the full path)
-    if len(chars) > 3:
-        return None
-    return (chars[0], chars[-1], chars[len(chars) // 2])
+    def __init__(self, error: ResponseTooLargeError, unsent: list[AIContent]) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.unsent = unsent
 
 
 class ChoiceRecovery:
@@ -58,12 +55,17 @@ class ChoiceRecovery:
 
     __slots__ = (
         "_block_whitespace",
+        "_call_count",
+        "_calls_end",
         "_calls_recovered",
         "_edges",
         "_edges_in_reasoning",
         "_edges_in_text",
         "_fresh",
         "_in_block",
+        "_line_start",
+        "_max_calls",
+        "_max_held",
         "_plain",
         "_reasoning",
         "_reasoning_mode",
@@ -81,11 +83,21 @@ class ChoiceRecovery:
         tools_mode: str,
         tools: Sequence[ToolDeclaration] | None,
         block_whitespace: bool,
+        *,
+        max_held_bytes: int | None = None,
+        max_calls: int | None = None,
     ) -> None:
         # The parsers and the edges stage are made when first needed (``_start``): most answers
         # hold no marker at all, and many streams at once should not each hold three idle
         # parsers. Until then the guards are those of fresh parsers, which depend on the modes
-        # only.
+        # only. ``tools``: those the request offered; none (or an empty list) means no call is
+        # recovered at all.
+        self._calls_end = bool(tools)
+        if not tools:
+            tools_mode = OFF
+        self._max_held = max_held_bytes
+        self._max_calls = max_calls
+        self._call_count = 0
         self._reasoning_mode = reasoning_mode
         self._tools_mode = tools_mode
         self._tool_declarations = tools
@@ -98,18 +110,26 @@ class ChoiceRecovery:
         self._text_seen = False
         self._server_calls = False
         self._calls_recovered = False
-        self._plain = _fresh_plain(reasoning_mode, tools_mode)
-        self._in_block: tuple[str, str, str] | None = None
+        self._plain = fresh_plain(reasoning_mode, tools_mode)
+        # The tool-call parser stands at the start of a line, where a code fence may open: the
+        # fast path skips a text there only if it begins the line (``_begins_line``).
+        self._line_start = tools_mode != OFF
+        self._in_block: tuple[str, str, str, str] | None = None
         self._edges_in_text = True  # (a fresh edges stage is in text, holding nothing)
         self._edges_in_reasoning = not block_whitespace
 
     def _start(self) -> None:
         """Make the parsers: a piece of text or a server field needs more than the guards."""
         self._fresh = False
+        begun = not self._line_start
         mode = self._reasoning_mode
-        self._reasoning = None if mode == OFF else ReasoningParser(mode)
+        self._reasoning = (
+            None if mode == OFF else ReasoningParser(mode, calls_end_reasoning=self._calls_end)
+        )
         mode = self._tools_mode
         self._tools = None if mode == OFF else TextToolCallParser(mode, self._tool_declarations)
+        if self._tools is not None and begun:
+            self._tools.line_begun()  # (the fast path passed the first line's start)
         self._tool_declarations = None
         self._make_edges()
 
@@ -120,6 +140,7 @@ class ChoiceRecovery:
 
     @property
     def calls_recovered(self) -> bool:
+        """Was an executable call (one without ``error``) recovered?"""
         return self._calls_recovered
 
     def process(self, contents: list[AIContent]) -> list[AIContent]:
@@ -137,13 +158,15 @@ class ChoiceRecovery:
                 plain = self._plain
                 text: str = content.text  # type: ignore[attr-defined]
                 if plain is not None and text:  # (the parsers drop empty text)
-                    a, b, c = plain
+                    a, b, c, d = plain
                     if (
                         a not in text
                         and b not in text
                         and c not in text
+                        and d not in text
                         and content.additional_properties is None  # (they hand on text only)
                         and content.raw is None
+                        and (not self._line_start or self._begins_line(text))
                     ):
                         # The parsers would hand the text on as it is; the edges stage holds
                         # whitespace at the end back.
@@ -154,15 +177,18 @@ class ChoiceRecovery:
                             return contents
                         out = edges.feed(contents)
                         self._update_edges()
+                        if self._max_held is not None and edges.held_bytes() > self._max_held:
+                            return self._within_limits(out)  # (a run of whitespace: raises)
                         return out
                 elif self._in_block is not None and text:
                     # Inside a tool-call block (or a marker prefix) with the reasoning parser
                     # idle: the text goes to the tool-call parser as it is.
-                    a, b, c = self._in_block
+                    a, b, c, d = self._in_block
                     if (
                         a not in text
                         and b not in text
                         and c not in text
+                        and d not in text
                         and content.additional_properties is None
                         and content.raw is None
                     ):
@@ -175,18 +201,59 @@ class ChoiceRecovery:
                     return contents
         out = self._process(contents)
         self._update_guards()
-        return out
+        return self._within_limits(out)
+
+    def _begins_line(self, text: str) -> bool:
+        """May ``text`` (free of the triggers, a newline among them), at the start of a line,
+        skip the tool-call parser? Only if it cannot open or close a fence; the parser (or the
+        one made later) is then told the line has begun."""
+        first = text.lstrip(" \t")[:1]
+        if not first or first in "`~":
+            return False
+        self._line_start = False
+        if self._tools is not None:
+            self._tools.line_begun()
+        return True
 
     def _to_tools_only(self, text: str) -> list[AIContent]:
         """The full path for a text the reasoning stage would hand on as it is."""
         assert self._tools is not None
         parts = self._tools.feed(text)
         if not parts and self._tools.plain_triggers() is None:
-            return parts  # (still inside: nothing else changed, the guards hold)
+            # Still inside: nothing else changed, the guards hold; only the block grew.
+            return self._within_limits(parts)
         self._note_calls(parts)
         out = parts if self._edges is None else self._edges.feed(parts)
         self._update_guards()
+        return self._within_limits(out)
+
+    def _within_limits(self, out: list[AIContent]) -> list[AIContent]:
+        """``out``, unless the parsers now hold more text, or made more calls, than allowed."""
+        limit = self._max_held
+        if limit is not None and self._held_bytes() > limit:
+            message = f"text recovery held back more than {limit} bytes of an unclosed block"
+            self._pass("max_held_text_bytes", message, out)
+        limit = self._max_calls
+        if limit is not None and self._call_count > limit:
+            over = self._call_count - limit
+            for call in [c for c in out if type(c) is FunctionCallContent][-over:]:
+                call.error = f"past the {limit} tool calls a response may make"
+            message = f"text recovery found more than {limit} tool calls"
+            self._pass("max_tool_calls", message, out)
         return out
+
+    def _held_bytes(self) -> int:
+        held = 0 if self._reasoning is None else self._reasoning.held_bytes()
+        if self._tools is not None:
+            held += self._tools.held_bytes()
+        if self._edges is not None:
+            held += self._edges.held_bytes()
+        return held
+
+    def _pass(self, limit: str, message: str, out: list[AIContent]) -> None:
+        self._max_held = self._max_calls = None  # (releasing what is held must not raise)
+        unsent = out + self.finish()
+        raise LimitPassed(ResponseTooLargeError(f"{message} (limits.{limit})", limit=limit), unsent)
 
     def _process(self, contents: list[AIContent]) -> list[AIContent]:
         if self._fresh:
@@ -217,7 +284,8 @@ class ChoiceRecovery:
         in whitespace; ``_edges_in_reasoning`` is the same for server reasoning.
         ``_in_block`` is set when only the reasoning parser is idle (the tool-call parser is
         inside a block, or holds a marker prefix): a text without its characters goes
-        straight to the tool-call parser.
+        straight to the tool-call parser. ``_line_start``: the tool-call parser is at the start
+        of a line, which a text passes only if it begins the line (``_begins_line``).
         """
         if self._fresh:
             return  # (no parser made yet: the guards of fresh ones, set in __init__, hold)
@@ -227,15 +295,17 @@ class ChoiceRecovery:
         ):
             reasoning = self._reasoning.plain_triggers()
         tools: str | None = ""
+        self._line_start = False
         if self._tools is not None and not (self._server_calls and self._tools_mode == AUTO):
             tools = self._tools.plain_triggers()
+            self._line_start = self._tools.at_line_start()
         if reasoning is None:
             self._plain = self._in_block = None
         elif tools is None:
             self._plain = None
-            self._in_block = _plain(reasoning)
+            self._in_block = plain(reasoning)
         else:
-            self._plain = _plain(reasoning + tools)
+            self._plain = plain(reasoning + tools)
             self._in_block = None
         self._update_edges()
 
@@ -265,7 +335,7 @@ class ChoiceRecovery:
             out = self._edges.feed(out)
             out.extend(self._edges.finish())
         self._update_guards()
-        return out
+        return self._within_limits(out)
 
     def _server_split(self) -> None:
         """The server sent reasoning of its own: it splits reasoning from the answer.
@@ -282,7 +352,11 @@ class ChoiceRecovery:
             and self._reasoning_mode != AUTO
             and self._reasoning.starts_in_reasoning
         ):
-            self._reasoning = ReasoningParser(self._reasoning_mode, starts_in_reasoning=False)
+            self._reasoning = ReasoningParser(
+                self._reasoning_mode,
+                starts_in_reasoning=False,
+                calls_end_reasoning=self._calls_end,
+            )
 
     def _text(self, text: str, out: list[AIContent]) -> None:
         self._text_seen = True
@@ -309,5 +383,8 @@ class ChoiceRecovery:
         out.extend(parts)
 
     def _note_calls(self, parts: list[AIContent]) -> None:
-        if not self._calls_recovered:
-            self._calls_recovered = any(type(p) is FunctionCallContent for p in parts)
+        for part in parts:
+            if type(part) is FunctionCallContent:
+                self._call_count += 1
+                if part.error is None:
+                    self._calls_recovered = True

@@ -8,23 +8,41 @@ caller gets ``TextReasoningContent`` and ``FunctionCallContent`` whatever the se
 
 Each of ``reasoning_tags`` and ``text_tool_calls`` is ``"auto"`` (the default: recover only
 while the server gives no structured field of that kind), ``"off"``, or a format name.
-Ordinary text is released as it arrives; only a suffix that may become a marker is held. When
-calls were recovered, the finish reason becomes ``tool_calls``. Streamed and non-streamed
-answers go through the same per-choice state (``providers.layers.choice_recovery``), so they
-cannot disagree; this module is the layer around it.
+Ordinary text is released as it arrives; only a suffix that may become a marker is held. Streamed
+and non-streamed answers go through the same per-choice state
+(``providers.layers.choice_recovery``), so they cannot disagree; this module is the layer around
+it.
+
+A recovered call is executable only if the caller asked for it (issue #20): calls are recovered
+only when the request offered tools (``tools`` not empty, ``tool_mode`` not ``none``), a call
+naming another tool carries ``error``, and markup inside a think block or a Markdown code fence
+is no call. The finish reason becomes ``tool_calls`` only when an executable call was recovered:
+the layer invents that reason, and it must not tell an agent loop to run calls that carry
+``error`` (they are in the contents all the same). ``limits`` bound what a stream may make the
+layer hold (``max_held_text_bytes``: an unclosed block waiting for its end) and how many calls
+it recovers (``max_tool_calls``); past either, ``ResponseTooLargeError`` with the partial
+response (what the caller received, then what was held).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import suppress
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
-from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.chat_response import (
+    ChatResponse,
+    ChatResponseBuilder,
+    ChatResponseUpdate,
+)
+from providers.abstractions.contents import TextContent
 from providers.abstractions.delegating import DelegatingChatClient, close_stream
 from providers.abstractions.errors import ProviderError
+from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.open_values import ChatFinishReason
 from providers.abstractions.options import ChatOptions
-from providers.layers.choice_recovery import AUTO, OFF, ChoiceRecovery
+from providers.layers.choice_recovery import AUTO, OFF, ChoiceRecovery, LimitPassed
+from providers.text_tool_calls import offered_tools
 
 __all__ = ["TextRecoveryChatClient"]
 
@@ -39,19 +57,28 @@ class TextRecoveryChatClient(DelegatingChatClient):
         reasoning_tags: str = AUTO,
         text_tool_calls: str = AUTO,
         block_whitespace: bool = True,
+        limits: Limits | None = None,
     ) -> None:
         super().__init__(inner)
         self.reasoning_tags = reasoning_tags
         self.text_tool_calls = text_tool_calls
         self.block_whitespace = block_whitespace
+        self.limits = limits or DEFAULT_LIMITS
         self._passthrough = (
             reasoning_tags == OFF and text_tool_calls == OFF and not block_whitespace
         )
 
-    def _recovery(self, options: ChatOptions | None) -> ChoiceRecovery:
-        tools = options.tool_declarations() if options is not None and options.tools else None
+    def _recovery(self, options: ChatOptions | None, *, stream: bool) -> ChoiceRecovery:
+        # A whole response is in memory already (within the body limit): nothing to bound
+        # in what the parsers hold while they read it.
+        limits = self.limits
         return ChoiceRecovery(
-            self.reasoning_tags, self.text_tool_calls, tools, self.block_whitespace
+            self.reasoning_tags,
+            self.text_tool_calls,
+            offered_tools(options),
+            self.block_whitespace,
+            max_held_bytes=limits.max_held_text_bytes if stream else None,
+            max_calls=limits.max_tool_calls,
         )
 
     async def get_response(
@@ -71,9 +98,13 @@ class TextRecoveryChatClient(DelegatingChatClient):
         recovered = False
         updates = []
         for index, message in enumerate(response.messages):
-            recovery = self._recovery(options)
-            contents = recovery.process(list(message.contents))
-            contents.extend(recovery.finish())
+            recovery = self._recovery(options, stream=False)
+            try:
+                contents = recovery.process(list(message.contents))
+                contents.extend(recovery.finish())
+            except LimitPassed as passed:
+                passed.error.partial_response = response  # as received: nothing was sent
+                raise passed.error from None
             recovered |= recovery.calls_recovered
             updates.append(ChatResponseUpdate(contents, message.role, choice_index=index))
         rebuilt = ChatResponse.from_updates(updates)  # re-merges text the parsers split
@@ -88,7 +119,9 @@ class TextRecoveryChatClient(DelegatingChatClient):
 
     def _recover_partial(self, error: ProviderError, options: ChatOptions | None) -> None:
         if error.partial_response is not None:
-            error.partial_response = self._recover(error.partial_response, options)
+            # (Past a limit, the error in hand is still the one to report; its partial stays.)
+            with suppress(ProviderError):
+                error.partial_response = self._recover(error.partial_response, options)
 
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
@@ -111,13 +144,19 @@ class TextRecoveryChatClient(DelegatingChatClient):
                 edit(update)
                 yield update
         except ProviderError as error:
-            # The inner partial response is raw text; give the caller the recovered view.
-            self._recover_partial(error, options)
+            # The inner partial response is raw text; give the caller the recovered view
+            # (a limit of this layer's own has it already).
+            if error is not recovery.failure:
+                self._recover_partial(error, options)
             raise
         finally:
             await close_stream(stream)
         for update in recovery.tails():
             yield update
+
+
+_TEXT_RUN = 256
+"""Plain texts gathered before they are added to the partial response as one."""
 
 
 class _StreamRecovery:
@@ -131,7 +170,10 @@ class _StreamRecovery:
         "_last",
         "_options",
         "_others",
+        "_partial",
         "_recovery",
+        "_texts",
+        "failure",
     )
 
     def __init__(self, client: TextRecoveryChatClient, options: ChatOptions | None) -> None:
@@ -145,12 +187,21 @@ class _StreamRecovery:
         self._index = -1  # the choice of the previous update, and its recovery
         self._recovery: ChoiceRecovery | None = None
         self._last: ChatResponseUpdate | None = None
+        # What the caller received, for the partial response of a limit passed here (the inner
+        # client's own partial response is out of reach from this side of its stream). Plain
+        # text handed on as it came, nearly every update, is gathered in ``_texts`` and added
+        # in runs: the builder's ``add`` per update would double the cost of this layer.
+        self._partial = ChatResponseBuilder(keep_raw=False)
+        self._texts: list[str] = []
+        self.failure: ProviderError | None = None
 
     def _choice(self, index: int) -> ChoiceRecovery:
+        if self._texts:
+            self._fold()
         self._index = index
         if self._first is None:
             self._first_index = index
-            recovery = self._first = self._client._recovery(self._options)
+            recovery = self._first = self._client._recovery(self._options, stream=True)
         elif index == self._first_index:
             recovery = self._first
         else:
@@ -158,7 +209,7 @@ class _StreamRecovery:
                 self._others = {}
             found = self._others.get(index)
             if found is None:
-                found = self._others[index] = self._client._recovery(self._options)
+                found = self._others[index] = self._client._recovery(self._options, stream=True)
             recovery = found
         self._recovery = recovery
         return recovery
@@ -167,13 +218,50 @@ class _StreamRecovery:
         recovery = self._recovery
         if update.choice_index != self._index or recovery is None:
             recovery = self._choice(update.choice_index)
-        if update.contents:
-            update.contents = recovery.process(update.contents)
-        if update.finish_reason is not None:
-            update.contents.extend(recovery.finish())
-            if recovery.calls_recovered:
-                update.finish_reason = ChatFinishReason.TOOL_CALLS
+        contents = update.contents
+        try:
+            if contents:
+                update.contents = recovery.process(contents)
+            if update.finish_reason is not None:
+                update.contents.extend(recovery.finish())
+                if recovery.calls_recovered:
+                    update.finish_reason = ChatFinishReason.TOOL_CALLS
+        except LimitPassed as passed:
+            raise self._failed(passed, update.choice_index) from None
         self._last = update
+        contents = update.contents
+        if (
+            len(contents) <= 1
+            and update.role is None
+            and update.finish_reason is None
+            and update.additional_properties is None
+        ):
+            if not contents:
+                return  # (nothing the partial response would show)
+            text = contents[0]
+            if type(text) is TextContent and text.additional_properties is None:
+                texts = self._texts
+                texts.append(text.text)
+                if len(texts) == _TEXT_RUN:
+                    self._fold()
+                return
+        if self._texts:
+            self._fold()
+        self._partial.add(update)
+
+    def _fold(self) -> None:
+        text = TextContent("".join(self._texts))
+        self._texts.clear()
+        self._partial.add(ChatResponseUpdate([text], choice_index=self._index))
+
+    def _failed(self, passed: LimitPassed, index: int) -> ProviderError:
+        """The limit's error, with what the caller received and what was held back."""
+        if self._texts:
+            self._fold()
+        self._partial.add(ChatResponseUpdate(passed.unsent, choice_index=index))
+        passed.error.partial_response = self._partial.build()
+        self.failure = passed.error
+        return passed.error
 
     def tails(self) -> list[ChatResponseUpdate]:
         """What the parsers still hold when the stream ended without a finish chunk."""
@@ -183,7 +271,10 @@ class _StreamRecovery:
         last = self._last
         tails = []
         for index, recovery in choices.items():
-            tail = recovery.finish()
+            try:
+                tail = recovery.finish()
+            except LimitPassed as passed:
+                raise self._failed(passed, index) from None
             if tail:
                 tails.append(
                     ChatResponseUpdate(

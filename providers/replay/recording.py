@@ -205,6 +205,7 @@ async def expected_result(
         streaming=exchange.streaming_request,
         backend=backend,
         api=api,
+        request=exchange.request,
     )
 
 

@@ -9,7 +9,7 @@ shape as the sidecar's ``expected``, so the regression suite, ``oaicompat demo``
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.errors import ContextLengthExceededError, ProviderError
+from providers.abstractions.options import ChatOptions
 from providers.chat_completions.client import OpenAiCompatibleChatClient
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 from providers.responses import OpenAiCompatibleResponsesClient
@@ -25,6 +26,7 @@ __all__ = [
     "Transcript",
     "default_root",
     "iter_transcripts",
+    "recorded_offer",
     "replay_bytes",
     "summarize",
     "summarize_error",
@@ -137,6 +139,15 @@ def summarize_error(error: ProviderError) -> dict[str, Any]:
     return summary
 
 
+def recorded_offer(request: Mapping[str, Any] | str | None) -> ChatOptions | None:
+    """Options that offer what the recorded request offered (its ``tools``, as a raw key), so a
+    replayed tool call is checked against the tools it was made with: a call naming a tool the
+    request did not offer carries ``error`` (issue #20)."""
+    if not isinstance(request, Mapping) or "tools" not in request:
+        return None
+    return ChatOptions(additional_properties={"tools": request["tools"]})
+
+
 async def replay_bytes(
     status: int,
     body: bytes,
@@ -145,14 +156,17 @@ async def replay_bytes(
     streaming: bool,
     backend: str | None = None,
     api: str = "chat",
+    request: Mapping[str, Any] | str | None = None,
 ) -> dict[str, Any]:
     """Serve recorded bytes on loopback through the core client and summarise the outcome
     (``expected`` shape, ``error`` included): what ``oaicompat replay`` and ``record`` print.
 
     ``api="responses"`` replays a Responses-API creation through
-    ``OpenAiCompatibleResponsesClient`` instead of the chat client."""
+    ``OpenAiCompatibleResponsesClient`` instead of the chat client. ``request``: the recorded
+    request body, whose tools the replay offers again (``recorded_offer``)."""
+    options = recorded_offer(request)
 
-    def answer(request: ReceivedRequest) -> RecordedReply:
+    def answer(received: ReceivedRequest) -> RecordedReply:
         return RecordedReply(status, body, {"Content-Type": content_type})
 
     def core_client(base_url: str) -> ChatClient:
@@ -165,10 +179,10 @@ async def replay_bytes(
         client = core_client(server.base_url)
         try:
             if streaming:
-                updates = [u async for u in client.get_streaming_response("replay")]
+                updates = [u async for u in client.get_streaming_response("replay", options)]
                 result = summarize(ChatResponse.from_updates(updates))
             else:
-                result = summarize(await client.get_response("replay"))
+                result = summarize(await client.get_response("replay", options))
             result["error"] = None
         except ProviderError as exc:
             partial = exc.partial_response

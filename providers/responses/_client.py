@@ -42,6 +42,7 @@ from providers.responses._conversation import (
 )
 from providers.responses._items import Item, messages_to_input
 from providers.responses._normalize import ResponsesEventNormalizer
+from providers.responses._output import offered_in_request
 from providers.responses._quirks import responses_quirks_for
 from providers.responses._request import build_responses_request
 from providers.responses._stream import ResponsesStreamState
@@ -219,8 +220,15 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             status, body, backend=backend, retry_after=retry_after_from_headers(headers)
         )
 
-    def _to_response(self, payload: dict[str, Any], stamps: dict[str, float]) -> ChatResponse:
-        normalizer = ResponsesEventNormalizer(self.profile.name)
+    def _to_response(
+        self,
+        payload: dict[str, Any],
+        stamps: dict[str, float],
+        offered: frozenset[str] | None = None,  # (None: a stored response, its request unknown)
+    ) -> ChatResponse:
+        normalizer = ResponsesEventNormalizer(
+            self.profile.name, offered_tools=offered, limits=self.limits
+        )
         try:
             result = ChatResponse.from_updates(normalizer.normalize_response(payload))
         except MALFORMED as exc:
@@ -256,7 +264,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
                 total=self.timeouts.total,
                 backend=self.profile.name,
             )
-        return self._to_response(payload, stamps)
+        return self._to_response(payload, stamps, offered_in_request(prepared.body))
 
     async def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
@@ -284,10 +292,11 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         self, method: str, url: str, prepared: _Prepared | None
     ) -> AsyncIterator[ChatResponseUpdate]:
         backend = self.profile.name
-        state = ResponsesStreamState(
-            ResponsesEventNormalizer(backend), backend, max_json_depth=self.limits.max_json_depth
-        )
         body = prepared.body if prepared is not None else None
+        normalizer = ResponsesEventNormalizer(
+            backend, offered_tools=offered_in_request(body), limits=self.limits
+        )
+        state = ResponsesStreamState(normalizer, backend, max_json_depth=self.limits.max_json_depth)
         async for update in self._transport.stream(method, url, body, state):
             yield update
         if prepared is not None:

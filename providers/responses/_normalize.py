@@ -43,6 +43,7 @@ from providers.abstractions.contents import (
     UsageContent,
 )
 from providers.abstractions.errors import InvalidResponseError, ProviderError
+from providers.abstractions.limits import Limits
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
 from providers.abstractions.usage import parse_responses_usage
 from providers.responses._output import finish_reason_for, part_content, status_extras, str_or_none
@@ -71,13 +72,21 @@ class ResponsesEventNormalizer:
         "terminal",
     )
 
-    def __init__(self, backend: str | None = None) -> None:
+    def __init__(
+        self,
+        backend: str | None = None,
+        *,
+        offered_tools: frozenset[str] | None = None,
+        limits: Limits | None = None,
+    ) -> None:
+        # ``offered_tools``: the tools the request offered; a call naming another gets ``error``
+        # (``None``: not checked). ``limits`` bound what the function calls may make it hold.
         self._backend = backend
         self._response_id: str | None = None
         self._model_id: str | None = None
         self._created_at: int | None = None
         self._role_sent = False
-        self._output = OutputLedger()
+        self._output = OutputLedger(offered_tools, limits)
         self.terminal = False
 
     # --- streaming -------------------------------------------------------------------------
@@ -216,8 +225,7 @@ class ResponsesEventNormalizer:
     def _arguments_delta(self, payload: Payload) -> ChatResponseUpdate:
         delta = payload.get("delta")
         if isinstance(delta, str) and delta:
-            call = self._output.call_for(payload.get("output_index"), payload.get("item_id"))
-            call.fragments.append(delta)
+            self._output.add_arguments(payload.get("output_index"), payload.get("item_id"), delta)
         return self._update([], payload)
 
     def _arguments_done(self, payload: Payload) -> ChatResponseUpdate:

@@ -2,7 +2,9 @@
 
 Shared by the event normaliser (a done item, the terminal response's output) and the reading of
 whole response objects (``POST`` without streaming, ``GET``, cancel), so the two cannot disagree
-about what an item means, what a status means, or how a function call is assembled.
+about what an item means, what a status means, or how a function call is assembled. A call
+naming a tool the request did not offer carries ``error`` (``offered``; issue #20), like one
+whose arguments do not parse: surfaced, never executed.
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.open_values import ChatFinishReason, finish_reason_of
 from providers.chat_completions.tool_call_accumulator import parse_arguments
+from providers.text_tool_calls import not_offered
 
 __all__ = [
     "PendingCall",
     "call_content",
     "finish_reason_for",
     "list_or_empty",
+    "offered_in_request",
     "part_content",
     "status_extras",
     "str_or_none",
@@ -62,10 +66,28 @@ def finish_reason_for(response: Payload, *, made_calls: bool) -> ChatFinishReaso
     return ChatFinishReason.TOOL_CALLS if made_calls else ChatFinishReason.STOP
 
 
+def offered_in_request(body: Payload | None) -> frozenset[str] | None:
+    """The function tools a request body offered (``None`` without a body: a stored response
+    read back, whose request is not known here).
+
+    Read from the body, not the options: it is exactly what the server was told, a raw
+    ``tools`` passed as an extra key included.
+    """
+    if body is None:
+        return None
+    names = set()
+    for tool in list_or_empty(body.get("tools")):
+        function = tool.get("function", tool) if isinstance(tool, Mapping) else None
+        name = function.get("name") if isinstance(function, Mapping) else None
+        if isinstance(name, str):
+            names.add(name)
+    return frozenset(names)
+
+
 class PendingCall:
     """A function call whose item is not done yet: what its events said so far."""
 
-    __slots__ = ("arguments", "call_id", "fragments", "item_id", "name")
+    __slots__ = ("arguments", "call_id", "error", "fragments", "item_id", "name", "size")
 
     def __init__(self, item: Payload) -> None:
         self.item_id = str_or_none(item.get("id"))
@@ -74,6 +96,8 @@ class PendingCall:
         arguments = item.get("arguments")
         self.fragments: list[str] = [arguments] if isinstance(arguments, str) and arguments else []
         self.arguments: str | None = None  # the `.done` event's full text, when it came
+        self.size = 0  # bytes of argument deltas
+        self.error: str | None = None  # set when a limit cut the call short
 
 
 def str_or_none(value: Any) -> str | None:
@@ -99,7 +123,11 @@ def part_content(part: Payload) -> AIContent | None:
 
 
 def call_content(
-    call: PendingCall | None, item: Payload | None, *, cut: bool = False
+    call: PendingCall | None,
+    item: Payload | None,
+    *,
+    cut: bool = False,
+    offered: frozenset[str] | None = None,
 ) -> FunctionCallContent:
     """The whole call: the done item's fields win over what the events assembled.
 
@@ -131,9 +159,11 @@ def call_content(
     if cut and error is None:
         error = "the output was cut off in or right after this call, which may be incomplete"
     if not name:
-        error = "the server sent no function name for this tool call" + (
-            f"; {error}" if error else ""
-        )
+        error = _joined("the server sent no function name for this tool call", error)
+    elif offered is not None and name not in offered:
+        error = _joined(not_offered(name, sorted(offered)), error)
+    if call.error is not None:
+        error = _joined(call.error, error)
     item_id = item_id or call.item_id
     return FunctionCallContent(
         call_id or call.call_id or f"call_{uuid.uuid4().hex[:24]}",
@@ -143,6 +173,10 @@ def call_content(
         error,
         additional_properties={"item_id": item_id} if item_id else None,
     )
+
+
+def _joined(first: str, then: str | None) -> str:
+    return f"{first}; {then}" if then else first
 
 
 def status_extras(response: Payload) -> dict[str, Any] | None:

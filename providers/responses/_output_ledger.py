@@ -6,6 +6,10 @@ records what was released, per output index and part, and turns the rest of an i
 contents. A function call is held until the model has gone past it (the next item starts, or
 the response ends), so a cut response can mark the call it cut. Shared by the event stream and
 whole response objects (``ResponsesEventNormalizer``), so the two cannot disagree.
+
+Calls are checked against the tools the request offered (``offered``), and what their events can
+make it hold is bounded (``Limits.max_tool_calls``, ``max_tool_argument_bytes`` per call): past
+either, ``ResponseTooLargeError``, the call being written kept with ``error`` set.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from providers.abstractions.contents import AIContent, TextReasoningContent
+from providers.abstractions.errors import ResponseTooLargeError
+from providers.abstractions.limits import DEFAULT_LIMITS, Limits
+from providers.chat_completions.tool_call_accumulator import text_bytes
 from providers.responses._output import PendingCall, call_content, list_or_empty, part_content
 
 __all__ = ["OutputLedger"]
@@ -23,20 +30,27 @@ Payload = Mapping[str, Any]
 
 class OutputLedger:
     """One response's ledger. ``made_calls``: a function call was released (the finish
-    reason is ``tool_calls`` when the server does not say otherwise)."""
+    reason is ``tool_calls`` when the server does not say otherwise). ``offered``: the tools
+    the request offered (``None``: not known, not checked)."""
 
     __slots__ = (
         "_calls",
+        "_count",
         "_done",
         "_held",
         "_last_ci",
         "_last_oi",
+        "_limits",
+        "_offered",
         "_streamed",
         "_streamed_items",
         "made_calls",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, offered: frozenset[str] | None = None, limits: Limits | None = None) -> None:
+        self._offered = offered
+        self._limits = limits or DEFAULT_LIMITS
+        self._count = 0  # calls begun by events
         self._calls: dict[Any, PendingCall] = {}
         self._held: tuple[Any, Payload] | None = None  # the last done call item, not released
         self._done: set[Any] = set()  # output indexes whose contents were released
@@ -72,12 +86,38 @@ class OutputLedger:
         return bool(self._calls)
 
     def start_call(self, oi: Any, item: Payload) -> None:
-        self._calls[oi] = PendingCall(item)
+        self._begin(oi, item)
 
     def call_for(self, oi: Any, item_id: Any) -> PendingCall:
         call = self._calls.get(oi)
         if call is None:  # arguments before (or without) the item: keyed all the same
-            call = self._calls[oi] = PendingCall({"id": item_id})
+            call = self._begin(oi, {"id": item_id})
+        return call
+
+    def add_arguments(self, oi: Any, item_id: Any, delta: str) -> None:
+        """One argument delta of a call, within ``max_tool_argument_bytes``."""
+        call = self.call_for(oi, item_id)
+        size = call.size + text_bytes(delta)
+        limit = self._limits.max_tool_argument_bytes
+        if size > limit:
+            call.error = f"the argument text passed {limit} bytes (limits.max_tool_argument_bytes)"
+            raise ResponseTooLargeError(
+                f"a function call's argument text passed {limit} bytes "
+                "(limits.max_tool_argument_bytes)",
+                limit="max_tool_argument_bytes",
+            )
+        call.size = size
+        call.fragments.append(delta)
+
+    def _begin(self, oi: Any, item: Payload) -> PendingCall:
+        limit = self._limits.max_tool_calls
+        if self._count >= limit:
+            raise ResponseTooLargeError(
+                f"the server sent more than {limit} function calls (limits.max_tool_calls)",
+                limit="max_tool_calls",
+            )
+        self._count += 1
+        call = self._calls[oi] = PendingCall(item)
         return call
 
     def has_unreleased_calls(self) -> bool:
@@ -95,7 +135,8 @@ class OutputLedger:
         if not self._calls:
             return []
         contents: list[AIContent] = [
-            call_content(call, None, cut=cut) for call in self._calls.values()
+            call_content(call, None, cut=cut, offered=self._offered)
+            for call in self._calls.values()
         ]
         self._calls.clear()
         self.made_calls = True
@@ -137,7 +178,8 @@ class OutputLedger:
         kind = item.get("type")
         if kind == "function_call":
             self.made_calls = True
-            return [call_content(self._calls.pop(oi, None), item, cut=cut)]
+            call = self._calls.pop(oi, None)
+            return [call_content(call, item, cut=cut, offered=self._offered)]
         if kind == "message":
             return self._message_contents(item, oi)
         if kind == "reasoning":

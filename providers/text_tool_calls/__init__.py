@@ -6,11 +6,21 @@ their grammars. Layout: ``_parser`` (the public class), ``_scanner`` (the one st
 ``_registry`` (name → format, the only importer of ``formats/``), ``formats/`` (one module per
 format), and helpers shared by formats (``_protocol``, ``_trackers``, ``_json``, ``_schema``,
 ``_literals``, ``_tools``). Separating reasoning is ``providers.reasoning``'s job; wiring both
-into the client is ``providers.layers.text_recovery``'s.
+into the client is ``providers.layers.text_recovery``'s. ``offered_tools`` (and its names) say
+which tools a request let the model call: the one rule, shared with the wire clients, for when
+a call is executable.
 """
 
 from providers.text_tool_calls._parser import TextToolCallParser
 from providers.text_tool_calls._protocol import ERROR_KEY
 from providers.text_tool_calls._registry import FORMAT_NAMES
+from providers.text_tool_calls._tools import not_offered, offered_tool_names, offered_tools
 
-__all__ = ["ERROR_KEY", "FORMAT_NAMES", "TextToolCallParser"]
+__all__ = [
+    "ERROR_KEY",
+    "FORMAT_NAMES",
+    "TextToolCallParser",
+    "not_offered",
+    "offered_tool_names",
+    "offered_tools",
+]

@@ -66,6 +66,8 @@ class TextToolCallParser:
     (OpenAI-style dicts or ``ToolDeclaration``) type qwen3_coder values by their schemas and
     mark calls of tools that were not offered with an ``error``.
 
+    A call quoted in a Markdown code fence is text: markers are not looked for inside one.
+
     Guarantees, for every format: text outside calls is returned unchanged and in order; a block
     that does not parse comes back as a ``TextContent`` holding exactly its text, with the reason
     in ``additional_properties["text_tool_call_error"]``; streaming releases text at once,
@@ -108,12 +110,29 @@ class TextToolCallParser:
         return self._scanner.feed(delta)
 
     def plain_triggers(self) -> str | None:
-        """The characters that could start a marker, if ``feed`` would now return a delta free
-        of them as one unchanged plain ``TextContent`` (outside any block, nothing held back);
-        ``None`` otherwise. A caller may then skip ``feed`` for such deltas, as long as it asks
-        again after each ``feed``.
+        """The characters that could start a marker (or a line), if ``feed`` would now return
+        a delta free of them as one unchanged plain ``TextContent`` (outside any block, nothing
+        held back); ``None`` otherwise. A caller may then skip ``feed`` for such deltas, as long
+        as it asks again after each ``feed``, with one proviso: ``at_line_start``.
         """
         return self._scanner.plain_triggers()
+
+    def at_line_start(self) -> bool:
+        """Would the next text begin a line (where a code fence may open or close)? A delta
+        skipped by ``plain_triggers`` must then have a first non-blank character that is
+        neither a backtick nor a tilde, and the caller says it skipped it with ``line_begun``.
+        """
+        return self._scanner.at_line_start()
+
+    def line_begun(self) -> None:
+        """A delta the caller did not feed began the current line (see ``at_line_start``):
+        what follows is mid-line, where no fence opens."""
+        self._scanner.line_begun()
+
+    def held_bytes(self) -> int:
+        """How much ``feed`` holds back: a possible marker and an unclosed block (which grows
+        until its end marker comes, so a caller bounds it)."""
+        return self._scanner.held_bytes()
 
     def finish(self) -> list[AIContent]:
         """End of stream: held text, and any unclosed block as error text. Resets the stream."""

@@ -3,6 +3,7 @@
 Two states. Between blocks, the text of each delta is searched for the active start markers
 (one precompiled regex); text before a marker is released at once, and only the longest suffix
 that could still grow into a marker (``<tool_``, ``[TOOL_``, ``<|``…) is held back. Inside a
+Markdown code fence (``_fences``) no marker is looked for: a call quoted there is text. Inside a
 block, the format's ``BlockTracker`` is fed each delta and the delta is appended to a list; the
 list is joined once, when the tracker reports the end. So each character is classified once and
 the work per delta is proportional to the delta, whatever came before.
@@ -20,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from providers.abstractions.contents import AIContent, TextContent
+from providers.text_tool_calls._fences import FenceTracker
 from providers.text_tool_calls._protocol import BlockTracker, Stop, ToolCallFormat
 
 __all__ = ["MarkerTable", "Scanner", "append_text"]
@@ -82,8 +84,10 @@ class Scanner:
     """Splits a stream into ordinary text and blocks; see the module docstring."""
 
     __slots__ = (
+        "_fences",
         "_held",
         "_marker",
+        "_open_bytes",
         "_pieces",
         "_resolve",
         "_table",
@@ -99,17 +103,31 @@ class Scanner:
         self._marker = ""  # the marker of the open block
         self._tracker: BlockTracker | None = None  # set while a block is open
         self._pieces: list[str] = []  # the open block's text, unjoined
+        self._open_bytes = 0  # the size of ``_pieces``
+        self._fences = FenceTracker()
 
     def use(self, table: MarkerTable) -> None:
         """Switch the markers in force (``auto`` once a format is detected)."""
         self._table = table
 
     def plain_triggers(self) -> str | None:
-        """The characters that could start a marker, if ``feed`` would now return a delta free
-        of them as one plain ``TextContent`` (outside a block, nothing held); else ``None``."""
+        """The characters that could start a marker or a line, if ``feed`` would now return a
+        delta free of them as one plain ``TextContent`` (outside a block, nothing held; at a
+        line's start, see ``at_line_start``); else ``None``."""
         if self._tracker is not None or self._held:
             return None
-        return self._table.starts
+        return "\n" if self._fences.inside else self._table.starts + "\n"
+
+    def at_line_start(self) -> bool:
+        return not self._fences.in_line()
+
+    def line_begun(self) -> None:
+        if self._tracker is None and not self._held:
+            self._fences.mid_line()
+
+    def held_bytes(self) -> int:
+        """What ``feed`` holds back: a possible marker, and an open block."""
+        return len(self._held) + self._open_bytes
 
     def feed(self, delta: str) -> list[AIContent]:
         tracker = self._tracker
@@ -117,6 +135,7 @@ class Scanner:
             stop = tracker.feed(delta, 0)
             if stop is None:  # the common case inside a long block: just keep the delta
                 self._pieces.append(delta)
+                self._open_bytes += _size(delta)
                 return []
             out: list[AIContent] = []
             text, pos = self._close(delta, 0, stop, out)
@@ -144,22 +163,35 @@ class Scanner:
 
     def _scan(self, text: str, pos: int, out: list[AIContent]) -> None:
         """Classify ``text[pos:]``: release text, open and close blocks, hold a marker prefix."""
+        fences = self._fences
         while pos < len(text):
             if self._tracker is None:
+                if fences.inside:  # quoted: plain text up to the fence's end
+                    turn = fences.advance(text, pos, len(text))
+                    end = len(text) if turn < 0 else turn
+                    append_text(out, text[pos:end])
+                    pos = end
+                    continue
                 table = self._table
                 match = table.pattern.search(text, pos)
+                end = table.held_from(text, pos) if match is None else match.start()
+                turn = fences.advance(text, pos, end)
+                if turn >= 0:  # a fence opened before it: what follows is quoted
+                    append_text(out, text[pos:turn])
+                    pos = turn
+                    continue
+                append_text(out, text[pos:end])
                 if match is None:
-                    held = table.held_from(text, pos)
-                    append_text(out, text[pos:held])
-                    self._held = text[held:]
+                    self._held = text[end:]
                     return
-                append_text(out, text[pos : match.start()])
-                pos = match.start()
+                pos = end
                 self._marker = match.group()
                 self._tracker = table.candidates[self._marker][0].tracker(self._marker)
             stop = self._tracker.feed(text, pos)
             if stop is None:
-                self._pieces.append(text[pos:] if pos else text)
+                piece = text[pos:] if pos else text
+                self._pieces.append(piece)
+                self._open_bytes += _size(piece)
                 return
             text, pos = self._close(text, pos, stop, out)
 
@@ -180,8 +212,10 @@ class Scanner:
 
     def _emit(self, marker: str, block: str, is_block: bool, out: list[AIContent]) -> None:
         if not is_block:
+            self._fences.skip(block)  # prose: its newlines count
             append_text(out, block)
             return
+        self._fences.mid_line()
         for content in self._resolve(marker, block):
             if type(content) is TextContent and content.additional_properties is None:
                 append_text(out, content.text)
@@ -192,3 +226,9 @@ class Scanner:
         self._tracker = None
         self._marker = ""
         self._pieces = []
+        self._open_bytes = 0
+
+
+def _size(text: str) -> int:
+    """UTF-8 length, without encoding ASCII text (nearly all of it)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "replace"))

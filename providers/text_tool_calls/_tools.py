@@ -1,21 +1,61 @@
-"""The tools offered with the request, as the text parsers need them.
+"""The tools offered with the request, as the text parsers (and the wire clients) need them.
 
 Two uses: qwen3_coder converts its string parameter values by the tool's JSON Schema, and every
 format checks that a recovered call names a tool that was offered. A call of an unknown tool is
 still returned (never dropped: SGLang drops it, which hides the model's mistake) but carries an
-``error``, so an agent does not execute it.
+``error``, so an agent does not execute it. ``offered_tools`` says what a request offered, for
+the recovery layer and for the wire clients' check of the server's own calls (issue #20: a call
+is executable only if it names an offered tool).
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from providers.abstractions.contents import FunctionCallContent
-from providers.abstractions.options import ToolDeclaration
+from providers.abstractions.options import ChatOptions, ToolDeclaration
 
-__all__ = ["ToolBook", "new_call_id"]
+__all__ = ["ToolBook", "new_call_id", "not_offered", "offered_tool_names", "offered_tools"]
+
+
+def offered_tools(options: ChatOptions | None) -> list[ToolDeclaration]:
+    """The tools a request declared: what a call must name to be executable.
+
+    No tools (``None`` or ``[]``) offers nothing: the model was not asked to call anything, so
+    whatever call it writes is not the caller's to execute. ``tool_mode=none`` still declares
+    them (the servers stand their parsers down and the call arrives as text: recovering it is
+    what the layer is for). Tools passed as a raw ``tools`` key in ``additional_properties``
+    count too, since they reach the server just the same.
+    """
+    if options is None:
+        return []
+    if options.tools is not None:
+        return options.tool_declarations()
+    raw = options.additional_properties.get("tools")
+    if not isinstance(raw, list):
+        return []
+    return [ToolDeclaration.from_openai(tool) for tool in raw if _named(tool)]
+
+
+def offered_tool_names(options: ChatOptions | None) -> frozenset[str]:
+    """The names in ``offered_tools``: what a server's own call must name to be executable."""
+    return frozenset(tool.name for tool in offered_tools(options))
+
+
+def not_offered(name: str, offered: Iterable[str]) -> str:
+    """The ``error`` of a call naming a tool the request did not offer (listed in the order
+    given: a set's names should come sorted)."""
+    listed = ", ".join(offered) or "none"
+    return f"tool {name} was not offered; offered: {listed}"
+
+
+def _named(tool: Any) -> bool:
+    if not isinstance(tool, Mapping):
+        return False
+    function = tool.get("function", tool)
+    return isinstance(function, Mapping) and isinstance(function.get("name"), str)
 
 
 def new_call_id() -> str:
@@ -62,8 +102,7 @@ class ToolBook:
         """A recovered call, with ``error`` set when it names a tool that was not offered."""
         error = None
         if self._tools is not None and name not in self._tools:
-            offered = ", ".join(self._tools) or "none"
-            error = f"tool {name} was not offered; offered: {offered}"
+            error = not_offered(name, self._tools)
         return FunctionCallContent(
             call_id or new_call_id(),
             name,

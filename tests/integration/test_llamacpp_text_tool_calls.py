@@ -1,8 +1,10 @@
 """Tool calls a live llama-server leaves in ``content`` come out structured through the standard
 pipeline (``create_chat_client``: telemetry, retry, text recovery over the wire client).
 
-The request carries no tools, so the server's own tool parser stays out of the way, and the
-``grammar`` field forces the model to write the markup as plain text: Hermes
+The request offers the tools with ``tool_choice: "none"``, so the server's own tool parser stays
+out of the way (and llama-server accepts a grammar beside the tools), while the recovery layer
+knows which calls it may make executable (issue #20: with no tools offered, markup stays text).
+The ``grammar`` field forces the model to write the markup as plain text: Hermes
 ``<tool_call>\\n{json}\\n</tool_call>`` or Qwen3-Coder's XML. Each test first checks that the
 markup really travelled in ``delta.content`` / ``message.content`` (otherwise it would prove
 nothing about recovery), then that the caller got ``FunctionCallContent``s, finish reason
@@ -17,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from providers import ChatOptions, ChatResponse, ChatResponseUpdate
+from providers import ChatOptions, ChatResponse, ChatResponseUpdate, ChatToolMode, ToolDeclaration
 from providers.abstractions.chat_client import ChatClient
 from providers.factory import create_chat_client
 from tests.integration.llama_server import forcing_grammar
@@ -35,6 +37,14 @@ CODER_WEATHER = (
 WEATHER = ("get_weather", {"city": "Paris"})
 TIME = ("get_time", {"tz": "CET"})
 MARKUP = ("<tool_call", "</tool_call", "<function", "</function", "<parameter", '{"name"')
+TOOLS = [
+    ToolDeclaration(
+        "get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}}
+    ),
+    ToolDeclaration(
+        "get_time", parameters={"type": "object", "properties": {"tz": {"type": "string"}}}
+    ),
+]
 
 
 async def forced(base_url: str, text: str) -> ChatOptions:
@@ -51,6 +61,8 @@ async def forced(base_url: str, text: str) -> ChatOptions:
         answer = await http.post(f"{base_url}/tokenize", json={"content": text})
     tokens: list[int] = answer.json()["tokens"]
     return ChatOptions(
+        tools=list(TOOLS),
+        tool_mode=ChatToolMode.NONE,  # the server parses nothing; the grammar is allowed
         max_output_tokens=len(text) + 8,  # every token is at least one character
         additional_properties={
             "grammar": forcing_grammar(text),

@@ -1,6 +1,7 @@
 """The text-recovery layer's fast path (a delta every stage would hand on unchanged is passed as
-it is) changes nothing: for random streams of markup, whitespace and plain tokens, in every mode,
-each update comes out exactly as the full path makes it."""
+it is) changes nothing: for random streams of markup, code fences, whitespace and plain tokens,
+in every mode, with and without tools offered, each update comes out exactly as the full path
+makes it."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from hypothesis import strategies as st
 
 from providers import (
     ChatFinishReason,
+    ChatOptions,
     ChatResponseUpdate,
     ChatRole,
     TextContent,
     TextReasoningContent,
     TextRecoveryChatClient,
+    ToolDeclaration,
 )
 from providers.abstractions.contents import AIContent
 from providers.layers.choice_recovery import ChoiceRecovery
@@ -53,6 +56,12 @@ _TOKENS = st.sampled_from(
         "analysis<|message|>",
         "<|end|>",
         "<|",
+        "```",
+        "```json\n",
+        "\n```\n",
+        "`",
+        "~~~",
+        "  ",
     ]
 )
 _UPDATE = st.one_of(
@@ -85,8 +94,13 @@ def _full_path(self: ChoiceRecovery, contents: list[AIContent]) -> list[AIConten
     return out
 
 
+OFFERED = ChatOptions(tools=[ToolDeclaration("get_weather"), ToolDeclaration("f")])
+
+
 def _run(
-    script: list[ChatResponseUpdate | BaseException], mode: tuple[str, str, bool]
+    script: list[ChatResponseUpdate | BaseException],
+    mode: tuple[str, str, bool],
+    options: ChatOptions | None,
 ) -> list[Any]:
     reasoning, tools, edges = mode
     client = TextRecoveryChatClient(
@@ -98,7 +112,7 @@ def _run(
 
     async def collect() -> list[Any]:
         seen = []
-        async for update in client.get_streaming_response("x"):
+        async for update in client.get_streaming_response("x", options):
             contents = [
                 (type(c).__name__, getattr(c, "text", None) or getattr(c, "raw_arguments", None))
                 for c in update.contents
@@ -109,17 +123,18 @@ def _run(
     return asyncio.run(collect())
 
 
+@pytest.mark.parametrize("options", [OFFERED, None], ids=["tools", "no-tools"])
 @pytest.mark.parametrize("mode", _MODES, ids=str)
 @SETTINGS
 @given(items=st.lists(_UPDATE, max_size=25))
 def test_fast_path_gives_what_the_full_path_gives(
-    mode: tuple[str, str, bool], items: list[tuple[str, Any]]
+    mode: tuple[str, str, bool], options: ChatOptions | None, items: list[tuple[str, Any]]
 ) -> None:
     script: list[ChatResponseUpdate | BaseException] = [ChatResponseUpdate(role=ChatRole.ASSISTANT)]
     script += [_update(kind, value) for kind, value in items]
     script.append(ChatResponseUpdate(finish_reason=ChatFinishReason.STOP))
-    fast = _run(script, mode)
+    fast = _run(script, mode, options)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ChoiceRecovery, "process", _full_path)
-        full = _run(script, mode)
+        full = _run(script, mode, options)
     assert fast == full

@@ -17,7 +17,7 @@ from providers import (
     OpenAiCompatibleChatClient,
     ProviderError,
 )
-from providers.replay.transcripts import Transcript, summarize, summarize_error
+from providers.replay.transcripts import Transcript, recorded_offer, summarize, summarize_error
 
 BASE_URL = "http://replay.test"
 
@@ -40,7 +40,12 @@ def is_streaming_request(transcript: Transcript) -> bool:
 async def outcome(
     client: ChatClient, transcript: Transcript, options: ChatOptions | None = None
 ) -> dict[str, Any]:
-    """What a caller gets: the response (or the error's partial response) plus the error."""
+    """What a caller gets: the response (or the error's partial response) plus the error.
+
+    Without ``options``, the request offers the tools the recorded one did (a server's call
+    naming no offered tool carries ``error``)."""
+    if options is None:
+        options = recorded_offer(transcript.request)
     response: ChatResponse | None
     error: dict[str, Any] | None = None
     try:

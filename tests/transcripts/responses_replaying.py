@@ -12,7 +12,13 @@ from typing import Any
 import httpx
 
 from providers import ChatClient, ChatResponse, ProviderError
-from providers.replay.transcripts import Transcript, iter_transcripts, summarize, summarize_error
+from providers.replay.transcripts import (
+    Transcript,
+    iter_transcripts,
+    recorded_offer,
+    summarize,
+    summarize_error,
+)
 from providers.responses import OpenAiCompatibleResponsesClient
 from tests.transcripts.replaying import BASE_URL, EMPTY, Pieces, is_streaming_request
 
@@ -34,11 +40,12 @@ async def responses_outcome(client: ChatClient, transcript: Transcript) -> dict[
     error: dict[str, Any] | None = None
     try:
         if operation == "create":
+            offer = recorded_offer(transcript.request)  # the tools the recorded request offered
             if is_streaming_request(transcript):
-                updates = [u async for u in client.get_streaming_response("hello")]
+                updates = [u async for u in client.get_streaming_response("hello", offer)]
                 response = ChatResponse.from_updates(updates)
             else:
-                response = await client.get_response("hello")
+                response = await client.get_response("hello", offer)
         else:
             assert isinstance(client, OpenAiCompatibleResponsesClient)
             response_id = response_id_of(transcript)

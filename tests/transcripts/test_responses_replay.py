@@ -219,5 +219,6 @@ async def test_replay_bytes_can_use_the_responses_client(scenario: str) -> None:
         streaming=transcript.is_stream,
         backend=transcript.backend,
         api="responses",
+        request=transcript.request,
     )
     assert comparable(result, transcript.expected) == transcript.expected

@@ -55,6 +55,8 @@ async def test_record_over_the_responses_api_writes_a_replayable_transcript(
 ) -> None:
     argv = ["record", "--base-url", server.base_url, "--api", "responses"]
     argv += ["--name", "tool-call", "--transcripts", str(tmp_path), "weather?"]
+    # The tool the recorded call names is offered (a call naming none carries ``error``).
+    argv += ["--tools", json.dumps([{"type": "function", "function": {"name": "get_weather"}}])]
     assert await _main(*argv) == 0
     (sidecar_path,) = tmp_path.glob("*/captured--cli--responses--tool-call.json")
     sidecar = json.loads(sidecar_path.read_text())

@@ -29,6 +29,7 @@ from providers import (
     TextContent,
     TextReasoningContent,
     Timeouts,
+    ToolDeclaration,
 )
 
 BASE = "http://llm.test"
@@ -114,7 +115,8 @@ async def test_non_streamed_structured_tool_calls_string_and_object_arguments(
         usage={"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13},
     )
     respx.post(CHAT).mock(return_value=httpx.Response(200, json=body))
-    result = await client.get_response("weather?")
+    offered = ChatOptions(tools=[ToolDeclaration("get_weather"), ToolDeclaration("get_time")])
+    result = await client.get_response("weather?", offered)
     assert [(c.call_id, c.name, c.arguments, c.error) for c in result.tool_calls] == [
         ("call_a", "get_weather", {"city": "Oslo"}, None),
         ("call_b", "get_time", {"tz": "UTC"}, None),
@@ -396,7 +398,8 @@ async def test_tool_calls_flushed_at_done_without_finish_reason(
         )
     )
     respx.post(CHAT).mock(return_value=streaming(body))
-    result = ChatResponse.from_updates(await collect(client))
+    offered = ChatOptions(tools=[ToolDeclaration("f")])
+    result = ChatResponse.from_updates(await collect(client, options=offered))
     assert result.tool_calls == [FunctionCallContent("c", "f", {}, "{}")]
 
 

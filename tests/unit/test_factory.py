@@ -206,9 +206,13 @@ async def test_limits_reach_the_core_client_and_retry(api: str) -> None:
     async with _http(handler) as http:
         client = create_chat_client(BASE, "m", api=api, limits=limits, http_client=http)
         core = client
+        layers = []
         while getattr(core, "inner", None) is not None:
+            layers.append(core)
             core = core.inner  # type: ignore[attr-defined]
         assert core.limits is limits  # type: ignore[attr-defined]
+        recovery = [layer for layer in layers if isinstance(layer, TextRecoveryChatClient)]
+        assert recovery and recovery[0].limits is limits
         if api == "chat":  # (the Responses client reads no chat chunks)
             with pytest.raises(ResponseTooLargeError) as caught:
                 async for _ in client.get_streaming_response("hi"):

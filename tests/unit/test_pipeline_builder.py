@@ -15,6 +15,7 @@ from providers import (
     RetryingChatClient,
     RetryPolicy,
     TextRecoveryChatClient,
+    ToolDeclaration,
 )
 from providers.abstractions.delegating import DelegatingChatClient
 from providers.builder import ChatClientBuilder
@@ -62,7 +63,8 @@ async def test_use_methods_compose_in_reading_order_and_each_layer_works() -> No
             TextRecoveryChatClient,
             OpenAiCompatibleChatClient,
         ]
-        response = await client.get_response("weather?", ChatOptions(max_output_tokens=50))
+        offered = ChatOptions(max_output_tokens=50, tools=[ToolDeclaration("get_weather")])
+        response = await client.get_response("weather?", offered)
     calls = [c for m in response.messages for c in m.contents if isinstance(c, FunctionCallContent)]
     assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"})]
     assert response.text == ""

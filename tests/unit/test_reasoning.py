@@ -185,6 +185,31 @@ def test_qwen3_repeated_opening_tags_collapse() -> None:
     check("qwen3", "<think><think>R</think>C", [(R, "R"), (C, "C")])
 
 
+def test_a_call_thought_about_inside_a_closed_block_is_reasoning() -> None:
+    # Issue #20: markup inside <think>…</think> is reasoning, and so is what follows it.
+    call = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    check("qwen3", f"<think>A {call} B</think>C", [(R, f"A {call} B"), (C, "C")])
+    check("qwen3", f"A {call} B<think></think>C", [(R, f"A {call} B"), (C, "C")], starts=True)
+
+
+def test_what_follows_a_marker_in_reasoning_is_held_until_decided() -> None:
+    parser = ReasoningParser("qwen3")
+    assert pairs(parser.feed("<think>A <tool_call>{")) == [(R, "A ")]
+    assert parser.held_bytes() == len("<tool_call>{")
+    assert parser.feed(' "x"') == []  # still undecided
+    assert pairs(parser.feed("}</think>C")) == [(R, '<tool_call>{ "x"}'), (C, "C")]
+    assert parser.held_bytes() == 0
+
+
+def test_without_tools_a_marker_does_not_end_reasoning() -> None:
+    text = "<think>R<tool_call>{}"
+    parser = ReasoningParser("qwen3", calls_end_reasoning=False)
+    assert pairs(parser.parse(text).contents) == [(R, "R<tool_call>{}")]
+    assert streamed(ReasoningParser("qwen3", calls_end_reasoning=False), list(text)) == [
+        (R, "R<tool_call>{}")
+    ]
+
+
 def test_tool_marker_in_content_is_plain_content() -> None:
     check("qwen3", "A<tool_call>{}</tool_call>", [(C, "A<tool_call>{}</tool_call>")])
 

@@ -12,6 +12,7 @@ import pytest
 from providers import (
     AIContent,
     ChatFinishReason,
+    ChatOptions,
     ChatResponse,
     ChatResponseUpdate,
     FunctionCallContent,
@@ -20,8 +21,12 @@ from providers import (
     UsageContent,
     UsageDetails,
 )
+from providers.abstractions.options import ToolDeclaration
 from providers.layers.choice_recovery import ChoiceRecovery
 from tests.unit.scripted_client import ScriptedClient, collect
+
+TOOLS = [ToolDeclaration("f")]
+"""Offered, so the tool-call parser is in play (with none, no call is recovered at all)."""
 
 
 def _made(recovery: ChoiceRecovery) -> tuple[bool, bool, bool]:
@@ -33,7 +38,7 @@ def _made(recovery: ChoiceRecovery) -> tuple[bool, bool, bool]:
 
 
 def test_plain_text_and_usage_make_no_parser() -> None:
-    recovery = ChoiceRecovery("auto", "auto", None, block_whitespace=True)
+    recovery = ChoiceRecovery("auto", "auto", TOOLS, block_whitespace=True)
     for piece in ["The", " weather", " in", " Paris", " is", " mild."]:
         contents: list[AIContent] = [TextContent(piece)]
         assert recovery.process(contents) is contents  # handed on as it is
@@ -44,7 +49,7 @@ def test_plain_text_and_usage_make_no_parser() -> None:
 
 
 def test_a_marker_after_usage_is_still_recovered() -> None:
-    recovery = ChoiceRecovery("auto", "auto", None, block_whitespace=True)
+    recovery = ChoiceRecovery("auto", "auto", TOOLS, block_whitespace=True)
     recovery.process([UsageContent(UsageDetails(input_token_count=3))])
     out = recovery.process([TextContent("<think>x</think>y")]) + recovery.finish()
     assert [(type(c).__name__, getattr(c, "text", None)) for c in out] == [
@@ -54,7 +59,7 @@ def test_a_marker_after_usage_is_still_recovered() -> None:
 
 
 def test_trailing_whitespace_makes_only_the_edges_stage() -> None:
-    recovery = ChoiceRecovery("auto", "auto", None, block_whitespace=True)
+    recovery = ChoiceRecovery("auto", "auto", TOOLS, block_whitespace=True)
     # (the edges stage holds trailing whitespace until the next piece shows what it was)
     assert [getattr(c, "text", None) for c in recovery.process([TextContent("Hello ")])] == [
         "Hello"
@@ -87,8 +92,8 @@ def test_a_late_marker_gives_what_parsers_made_at_the_start_give(
     plain_before: int, space: str
 ) -> None:
     pieces = [f"w{i}{space}" for i in range(plain_before)] + _MARKED
-    lazy = ChoiceRecovery("auto", "auto", None, block_whitespace=True)
-    eager = ChoiceRecovery("auto", "auto", None, block_whitespace=True)
+    lazy = ChoiceRecovery("auto", "auto", TOOLS, block_whitespace=True)
+    eager = ChoiceRecovery("auto", "auto", TOOLS, block_whitespace=True)
     eager._start()
     eager._fresh = False
     eager._update_guards()
@@ -103,7 +108,7 @@ async def test_a_late_marker_is_recovered_in_a_stream() -> None:
     ]
     updates.append(ChatResponseUpdate([], finish_reason=ChatFinishReason.STOP))
     client = TextRecoveryChatClient(ScriptedClient(updates))
-    seen, error = await collect(client.get_streaming_response("go"))
+    seen, error = await collect(client.get_streaming_response("go", ChatOptions(tools=TOOLS)))
     assert error is None
     response = ChatResponse.from_updates(seen)
     assert response.reasoning == "why"

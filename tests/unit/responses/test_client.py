@@ -27,6 +27,7 @@ from providers import (
     StreamInterruptedError,
     TextRecoveryChatClient,
     Timeouts,
+    ToolDeclaration,
 )
 from providers.chat_completions.client import TRANSPORT_TIMESTAMPS
 from providers.responses import (
@@ -485,8 +486,11 @@ async def test_a_tool_loop_never_uses_tool_outputs() -> None:
 async def test_text_recovery_applies_to_output_text() -> None:
     markup = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
     respx.post(URL).mock(return_value=streaming(text_stream(markup[:20], markup[20:])))
+    offered = ChatOptions(tools=[ToolDeclaration("get_weather")])  # (none: markup stays text)
     async with TextRecoveryChatClient(OpenAiCompatibleResponsesClient(BASE)) as client:
-        response = ChatResponse.from_updates(await collect(client))
+        response = ChatResponse.from_updates(
+            [u async for u in client.get_streaming_response("hello", offered)]
+        )
     assert response.text == ""
     (recovered,) = response.tool_calls
     assert isinstance(recovered, FunctionCallContent)

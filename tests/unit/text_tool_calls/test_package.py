@@ -11,7 +11,14 @@ PROVIDERS = Path(package.__file__).resolve().parents[1]
 
 
 def test_public_names() -> None:
-    assert package.__all__ == ["ERROR_KEY", "FORMAT_NAMES", "TextToolCallParser"]
+    assert package.__all__ == [
+        "ERROR_KEY",
+        "FORMAT_NAMES",
+        "TextToolCallParser",
+        "not_offered",
+        "offered_tool_names",
+        "offered_tools",
+    ]
     assert package.ERROR_KEY == "text_tool_call_error"
 
 

@@ -1,0 +1,41 @@
+"""Which characters let the text-recovery layer hand a delta on without running its parsers.
+
+Most deltas hold no marker at all; ``ChoiceRecovery`` recognises them with a few ``in`` tests on
+the characters that could start one (or start a line, where a code fence may open), asked of the
+parsers whenever their state changes. The sets depend on the formats only, so they are cached.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Final
+
+from providers.reasoning import ReasoningParser
+from providers.text_tool_calls import TextToolCallParser
+
+__all__ = ["AUTO", "OFF", "fresh_plain", "plain"]
+
+OFF: Final = "off"
+AUTO: Final = "auto"
+
+
+@cache
+def fresh_plain(reasoning_mode: str, tools_mode: str) -> tuple[str, str, str, str] | None:
+    """``plain`` of fresh parsers in these modes (their triggers depend on the format only)."""
+    reasoning = "" if reasoning_mode == OFF else ReasoningParser(reasoning_mode).plain_triggers()
+    tools = "" if tools_mode == OFF else TextToolCallParser(tools_mode).plain_triggers()
+    if reasoning is None or tools is None:
+        return None
+    return plain(reasoning + tools)
+
+
+@cache
+def plain(triggers: str) -> tuple[str, str, str, str] | None:
+    """The characters that could start a marker of either parser (or a line, which may open a
+    code fence), as four ``in`` tests (the cheapest search for so few: no mode needs more;
+    with more, there is no fast path)."""
+    chars = sorted(set(triggers)) or ["\x00"]  # (NUL in a text only costs the full path)
+    if len(chars) > 4:
+        return None
+    chars += chars[-1:] * (4 - len(chars))
+    return (chars[0], chars[1], chars[2], chars[3])

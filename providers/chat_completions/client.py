@@ -25,10 +25,8 @@ from typing import Any
 import httpx
 
 from capabilities.budget import clamp_max_output_tokens, estimate_prompt_tokens
-from capabilities.model_id import model_not_found_error
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.errors import ProviderError
 from providers.abstractions.limits import Limits
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
@@ -38,7 +36,6 @@ from providers.chat_completions.http_client_base import (
     DEFAULT_TIMEOUT,
     HttpClientBase,
     fetch_whole,
-    masks_secrets,
     url_for_errors,
 )
 from providers.chat_completions.normalize import ChunkNormalizer
@@ -59,7 +56,6 @@ from providers.transport.bodies import (
     too_large,
 )
 from providers.transport.endpoint import Endpoint
-from providers.transport.error_classification import error_from_response
 from providers.transport.error_mapping import TransportErrorMapping
 from providers.transport.json_guard import (
     MALFORMED,
@@ -69,7 +65,6 @@ from providers.transport.json_guard import (
     too_deep,
 )
 from providers.transport.output_watch import report_output_progress
-from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
 
@@ -163,28 +158,6 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                 if clamped != options.max_output_tokens:
                     options = replace(options, max_output_tokens=clamped)
         return options
-
-    @masks_secrets
-    def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
-        """The typed error for an HTTP error answer; an unknown model gets the served ids and
-        the closest match in its message (vLLM answers 404, SGLang 400)."""
-        backend = self.profile.name
-        if status in (400, 404) and self.model_id:
-            cached = self._resolver.cached(self.model_id) if self._resolver else None
-            served = cached.served_model_ids.value if cached is not None else None
-            error = model_not_found_error(
-                status,
-                body.decode("utf-8", "replace"),
-                configured=self.model_id,
-                served_ids=served,
-                backend=backend,
-                base_url=self.endpoint.api_base,
-            )
-            if error is not None:
-                return error
-        return error_from_response(
-            status, body, backend=backend, retry_after=retry_after_from_headers(headers)
-        )
 
     def _chat_url(self) -> str:
         """``endpoint.chat_completions``, built once per endpoint, not once per request."""

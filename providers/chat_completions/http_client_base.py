@@ -23,11 +23,15 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import httpx
 
+from capabilities.model_id import model_not_found_error
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
+from providers.backends import BackendProfile
 from providers.transport.bodies import ACCEPT_ENCODING, read_whole
 from providers.transport.endpoint import Endpoint, redact_url
+from providers.transport.error_classification import error_from_response
 from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.stale_connections import new_http_client
 from providers.transport.timeouts import Timeouts, budget_error
 
@@ -107,7 +111,11 @@ def masks_secrets(status_error: StatusErrorMethod[_Client]) -> StatusErrorMethod
 
 
 class HttpClientBase:
-    """Connection, credentials, time budgets and capability probing of one backend."""
+    """Connection, credentials, time budgets, error answers and capability probing of one
+    backend: what both wire clients share."""
+
+    profile: BackendProfile
+    """The backend's row (``providers.backends``); each wire client sets it."""
 
     def __init__(
         self,
@@ -160,6 +168,27 @@ class HttpClientBase:
     async def aclose(self) -> None:
         if self._owns_http:
             await self._http.aclose()
+
+    @masks_secrets
+    def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
+        """The typed error for an HTTP error answer; an unknown model gets the served ids and
+        the closest match in its message (vLLM answers 404, SGLang 400)."""
+        backend = self.profile.name
+        if status in (400, 404) and self.model_id:
+            cached = self._resolver.cached(self.model_id) if self._resolver else None
+            error = model_not_found_error(
+                status,
+                body.decode("utf-8", "replace"),
+                configured=self.model_id,
+                served_ids=cached.served_model_ids.value if cached is not None else None,
+                backend=backend,
+                base_url=self.endpoint.api_base,
+            )
+            if error is not None:
+                return error
+        return error_from_response(
+            status, body, backend=backend, retry_after=retry_after_from_headers(headers)
+        )
 
     async def get_capabilities(self, *, refresh: bool = False) -> ModelCapabilities:
         """What the server says about the model (context window, modalities, backend, served

@@ -23,17 +23,16 @@ from typing import Any
 
 import httpx
 
-from capabilities.model_id import model_not_found_error
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.errors import InvalidRequestError, ProviderError
+from providers.abstractions.errors import InvalidRequestError
 from providers.abstractions.limits import Limits
 from providers.abstractions.logs import get_logger
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
-from providers.chat_completions.http_client_base import HttpClientBase, masks_secrets
+from providers.chat_completions.http_client_base import HttpClientBase
 from providers.responses._background import poll_until_done, updates_of
 from providers.responses._conversation import (
     ConversationChain,
@@ -47,9 +46,7 @@ from providers.responses._quirks import responses_quirks_for
 from providers.responses._request import build_responses_request
 from providers.responses._stream import ResponsesStreamState
 from providers.responses._transport import ResponsesTransport
-from providers.transport.error_classification import error_from_response
 from providers.transport.json_guard import MALFORMED, malformed
-from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.timeouts import Timeouts
 
 __all__ = ["STORE_UNAVAILABLE_EVENT", "OpenAiCompatibleResponsesClient"]
@@ -121,22 +118,15 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         )
         self.url = f"{self.endpoint.api_base}/responses"
         self.profile = profile_for(backend)
-        self.merge_system_messages = (
-            self.profile.merge_system_messages
-            if merge_system_messages is None
-            else merge_system_messages
-        )
-        self.replay_reasoning = (
-            self.profile.replay_reasoning if replay_reasoning is None else replay_reasoning
-        )
+        profile = self.profile
+        self.merge_system_messages = _given(merge_system_messages, profile.merge_system_messages)
+        self.replay_reasoning = _given(replay_reasoning, profile.replay_reasoning)
         self.conversation_mode = ConversationMode(conversation_mode)
         self.background = background
         self.poll_interval = poll_interval
-        quirks = responses_quirks_for(self.profile.name)
+        quirks = responses_quirks_for(profile.name)
         self._chain = ConversationChain(
-            replays_function_calls=quirks.replays_function_calls
-            if replays_function_calls is None
-            else replays_function_calls
+            replays_function_calls=_given(replays_function_calls, quirks.replays_function_calls)
         )
         self._store_usable = True
         self._transport = ResponsesTransport(
@@ -199,26 +189,6 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         )
         stored = body.get("store") is True and "previous_response_id" not in extras
         return _Prepared(body, history, previous, stored and chained)
-
-    @masks_secrets
-    def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
-        """As the chat client: an unknown model names the served ids (vLLM and SGLang 404)."""
-        backend = self.profile.name
-        if status in (400, 404) and self.model_id:
-            cached = self._resolver.cached(self.model_id) if self._resolver else None
-            error = model_not_found_error(
-                status,
-                body.decode("utf-8", "replace"),
-                configured=self.model_id,
-                served_ids=cached.served_model_ids.value if cached is not None else None,
-                backend=backend,
-                base_url=self.endpoint.api_base,
-            )
-            if error is not None:
-                return error
-        return error_from_response(
-            status, body, backend=backend, retry_after=retry_after_from_headers(headers)
-        )
 
     def _to_response(
         self,
@@ -389,3 +359,8 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         except InvalidRequestError:
             return False
         return True
+
+
+def _given(value: bool | None, default: bool) -> bool:
+    """A constructor argument, or the backend row's value when the caller left it ``None``."""
+    return default if value is None else value

@@ -26,7 +26,7 @@ from providers import (
     ProviderError,
 )
 from providers.chat_completions.normalize import ChunkNormalizer
-from providers.replay.transcripts import Transcript, iter_transcripts, summarize
+from providers.replay.transcripts import Transcript, iter_transcripts, recorded_offer, summarize
 from tests.transcripts.replaying import BASE_URL, Pieces, is_streaming_request
 
 TRANSCRIPTS = list(iter_transcripts())
@@ -66,6 +66,7 @@ async def replayed_updates(
 
     updates: list[ChatResponseUpdate] = []
     response: ChatResponse | None = None
+    offer = recorded_offer(transcript.sidecar.get("request"))  # the tools the calls were made with
     async with OpenAiCompatibleChatClient(
         BASE_URL,
         backend=transcript.backend,
@@ -73,10 +74,10 @@ async def replayed_updates(
     ) as client:
         try:
             if is_streaming_request(transcript):
-                async for update in client.get_streaming_response("hello"):
+                async for update in client.get_streaming_response("hello", offer):
                     updates.append(update)
             else:
-                response = await client.get_response("hello")
+                response = await client.get_response("hello", offer)
         except ProviderError as error:
             response = error.partial_response
     return updates, response

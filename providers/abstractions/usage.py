@@ -14,7 +14,7 @@ dropped; lists (vLLM's per-turn breakdowns) are not counts and stay in the raw p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,16 +55,16 @@ class UsageDetails:
         """
         counts = dict(self.additional_counts or {})
         counts.update(newer.additional_counts or {})
-        return UsageDetails(
-            input_token_count=_newer(newer.input_token_count, self.input_token_count),
-            output_token_count=_newer(newer.output_token_count, self.output_token_count),
-            total_token_count=_newer(newer.total_token_count, self.total_token_count),
-            cached_input_token_count=_newer(
-                newer.cached_input_token_count, self.cached_input_token_count
-            ),
-            reasoning_token_count=_newer(newer.reasoning_token_count, self.reasoning_token_count),
-            additional_counts=counts or None,
-        )
+        return _combined(newer, self, _newer, counts)
+
+    def __add__(self, other: UsageDetails) -> UsageDetails:
+        """The usage of two separate requests together (an agent's tool loop): counts add up,
+        and a count neither reports stays ``None``. Not ``updated_with``, which merges reports
+        of one request."""
+        counts = dict(self.additional_counts or {})
+        for key, count in (other.additional_counts or {}).items():
+            counts[key] = counts.get(key, 0) + count
+        return _combined(self, other, _sum, counts)
 
     @classmethod
     def from_openai(cls, usage: Mapping[str, Any]) -> UsageDetails:
@@ -83,6 +83,29 @@ class UsageDetails:
 
 def _newer(newer: int | None, older: int | None) -> int | None:
     return older if newer is None else newer
+
+
+def _sum(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else a + b
+
+
+def _combined(
+    first: UsageDetails,
+    second: UsageDetails,
+    pick: Callable[[int | None, int | None], int | None],
+    counts: dict[str, int],
+) -> UsageDetails:
+    """Each named count of ``first`` and ``second`` through ``pick``."""
+    return UsageDetails(
+        input_token_count=pick(first.input_token_count, second.input_token_count),
+        output_token_count=pick(first.output_token_count, second.output_token_count),
+        total_token_count=pick(first.total_token_count, second.total_token_count),
+        cached_input_token_count=pick(
+            first.cached_input_token_count, second.cached_input_token_count
+        ),
+        reasoning_token_count=pick(first.reasoning_token_count, second.reasoning_token_count),
+        additional_counts=counts or None,
+    )
 
 
 @dataclass(frozen=True, slots=True)

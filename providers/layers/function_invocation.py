@@ -324,27 +324,10 @@ def _result(
 
 
 def _sum_usage(total: UsageDetails | None, more: UsageDetails | None) -> UsageDetails | None:
-    """Usage of two requests together. Not ``updated_with``: that merges reports of one
-    request (cumulative), these are separate requests, whose counts add up."""
+    """Usage of two requests together (``UsageDetails.__add__``); ``None`` when neither has any."""
     if total is None or more is None:
         return more if total is None else total
-    counts = dict(total.additional_counts or {})
-    for key, count in (more.additional_counts or {}).items():
-        counts[key] = counts.get(key, 0) + count
-    return UsageDetails(
-        input_token_count=_add(total.input_token_count, more.input_token_count),
-        output_token_count=_add(total.output_token_count, more.output_token_count),
-        total_token_count=_add(total.total_token_count, more.total_token_count),
-        cached_input_token_count=_add(
-            total.cached_input_token_count, more.cached_input_token_count
-        ),
-        reasoning_token_count=_add(total.reasoning_token_count, more.reasoning_token_count),
-        additional_counts=counts or None,
-    )
-
-
-def _add(a: int | None, b: int | None) -> int | None:
-    return b if a is None else a if b is None else a + b
+    return total + more
 
 
 def _add_earlier_usage(update: ChatResponseUpdate, earlier: UsageDetails) -> None:

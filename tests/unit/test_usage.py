@@ -130,3 +130,17 @@ def test_updated_with_replaces_field_by_field() -> None:
         additional_counts={"a": 1, "b": 3},
     )
     assert older.output_token_count == 1  # not mutated
+
+
+def test_usage_of_two_requests_adds_up_and_an_unreported_count_stays_none() -> None:
+    first = UsageDetails(3, 4, 7, additional_counts={"x": 1})
+    second = UsageDetails(5, 6, 11, reasoning_token_count=2, additional_counts={"x": 2, "y": 1})
+    total = first + second
+    assert (total.input_token_count, total.output_token_count, total.total_token_count) == (
+        8,
+        10,
+        18,
+    )
+    assert total.reasoning_token_count == 2
+    assert total.cached_input_token_count is None
+    assert total.additional_counts == {"x": 3, "y": 1}

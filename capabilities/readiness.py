@@ -22,8 +22,9 @@ from dataclasses import dataclass
 import httpx
 
 from capabilities import events
-from providers.abstractions.errors import BackendUnavailableError
+from providers.abstractions.errors import BackendUnavailableError, ProviderError
 from providers.abstractions.logs import get_logger
+from providers.transport.bodies import read_prefix
 from providers.transport.endpoint import Endpoint
 from providers.transport.error_bodies import parse_error_body
 
@@ -98,6 +99,10 @@ async def wait_until_ready(
         await asyncio.sleep(min(poll_interval, remaining))
 
 
+_MAX_DETAIL_BYTES = 64 * 1024
+"""Of a not-ready answer's body, read for the message it carries."""
+
+
 async def _ask(
     http: httpx.AsyncClient, url: str, headers: Mapping[str, str], timeout: float
 ) -> tuple[int | None, str]:
@@ -105,14 +110,21 @@ async def _ask(
     it said. A redirect is not followed, whatever the http client's setting: it would take the
     credentials wherever it points, and an answer of any kind means the server is up."""
     try:
-        async with asyncio.timeout(timeout):
-            response = await http.get(url, headers=headers, timeout=timeout, follow_redirects=False)
-    except (httpx.HTTPError, TimeoutError, OSError) as exc:
+        async with (
+            asyncio.timeout(timeout),
+            http.stream(
+                "GET", url, headers=headers, timeout=timeout, follow_redirects=False
+            ) as response,
+        ):
+            status = response.status_code
+            if status not in _NOT_READY:
+                return status, ""
+            # Only what the message needs: a hostile or broken /health must not make the
+            # client read (or inflate) an endless body.
+            content = await read_prefix(response, _MAX_DETAIL_BYTES)
+    except (httpx.HTTPError, TimeoutError, OSError, ProviderError) as exc:
         return None, type(exc).__name__
-    status = response.status_code
-    if status not in _NOT_READY:
-        return status, ""
-    message = parse_error_body(response.content).message
+    message = parse_error_body(content).message
     return status, f"HTTP {status}" + (f" {message!r}" if message else "")
 
 

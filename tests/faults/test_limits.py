@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from capabilities.probes import Prober
+from capabilities.readiness import wait_until_ready
 from providers import (
     ChatResponseUpdate,
     InvalidResponseError,
@@ -27,10 +28,12 @@ from providers import (
     ResponseTooLargeError,
     ServerError,
 )
+from providers.abstractions.errors import BackendUnavailableError
 from providers.abstractions.limits import Limits
 from providers.layers.fallback import FallbackChatClient
 from providers.layers.retry import RetryingChatClient
 from providers.responses import OpenAiCompatibleResponsesClient
+from providers.transport.endpoint import Endpoint
 from tests.faults.helpers import DONE, FAST, HEL, PROMPT, ROLE, STOP, Waits, consume, seen_text
 from tests.faults.server import FaultServer, Reply, chunk, raw_answer, sse
 
@@ -173,6 +176,31 @@ async def test_a_probe_reads_at_most_its_limit(encoding: str | None) -> None:
         answer, peak = await peak_of(lambda: Prober(http).get(f"{server.base_url}/props"))
     assert answer is not None and answer.status == 200
     assert answer.payload is None and answer.text == ""
+    assert peak < PEAK
+
+
+@pytest.mark.parametrize("encoding", ["gzip", None])
+async def test_readiness_reads_at_most_a_bounded_part_of_a_not_ready_answer(
+    encoding: str | None,
+) -> None:
+    """``/health`` answering 503 with an endless (or inflating) body: the readiness check reads
+    what its message needs; it used to read the whole body."""
+    headers = {"Content-Encoding": encoding} if encoding else {}
+    body = bomb(encoding, pattern=b" ") if encoding else b'{"error": "' + _BLOCK * 512 + b'"}'
+    reply = Reply(raw=raw_answer(503, body, headers=headers))
+    async with FaultServer([reply, reply]) as server, httpx.AsyncClient() as http:
+        endpoint = Endpoint.from_base_url(server.base_url)
+
+        async def ready() -> BaseException | None:
+            try:  # (an attempt answered 503, and a last one as the budget ends)
+                await wait_until_ready(http, endpoint, budget_seconds=1, poll_interval=10)
+            except BackendUnavailableError as exc:
+                return exc
+            return None
+
+        error, peak = await peak_of(ready)
+        assert server.attempts >= 1
+    assert isinstance(error, BackendUnavailableError)
     assert peak < PEAK
 
 

@@ -185,9 +185,12 @@ async def test_readiness_reads_at_most_a_bounded_part_of_a_not_ready_answer(
 ) -> None:
     """``/health`` answering 503 with an endless (or inflating) body: the readiness check reads
     what its message needs; it used to read the whole body."""
-    headers = {"Content-Encoding": encoding} if encoding else {}
-    body = bomb(encoding, pattern=b" ") if encoding else b'{"error": "' + _BLOCK * 512 + b'"}'
-    reply = Reply(raw=raw_answer(503, body, headers=headers))
+    if encoding is None:  # (in pieces: the server writes it as it goes)
+        pieces = [b'{"error": "', *[_BLOCK] * 512, b'"}']
+        reply = Reply(503, pieces, content_type="application/json")
+    else:
+        headers = {"Content-Encoding": encoding}
+        reply = Reply(raw=raw_answer(503, bomb(encoding, pattern=b" "), headers=headers))
     async with FaultServer([reply, reply]) as server, httpx.AsyncClient() as http:
         endpoint = Endpoint.from_base_url(server.base_url)
 

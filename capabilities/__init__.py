@@ -14,10 +14,11 @@ provenance), ``family_table``, ``backend`` (the discovery view of ``providers.ba
 ``model_id``, ``budget``, ``models`` (the result types); ``events`` names the structlog events.
 """
 
-import importlib
-import typing
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-if typing.TYPE_CHECKING:
+from providers._lazy import lazy_exports as _lazy_exports
+
+if _TYPE_CHECKING:
     from capabilities.backend import TRAITS, Backend, BackendTraits, traits_for
     from capabilities.budget import clamp_max_output_tokens, estimate_prompt_tokens
     from capabilities.detect import DetectedBackend, detect_backend
@@ -41,7 +42,7 @@ if typing.TYPE_CHECKING:
 
 # Each name loads its own module on first use: the pure helpers the wire clients need (the
 # budget, a wrong model id's diagnosis) cost neither pydantic nor the probing machinery.
-_LAZY = {
+_LAZY: dict[str, str] = {
     "TRAITS": "capabilities.backend",
     "Backend": "capabilities.backend",
     "BackendTraits": "capabilities.backend",
@@ -67,15 +68,6 @@ _LAZY = {
     "wait_until_ready": "capabilities.readiness",
     "OpenAiCompatibleCapabilityResolver": "capabilities.resolver",
 }
-
-
-def __getattr__(name: str) -> typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'capabilities' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
 
 
 __all__ = [
@@ -104,3 +96,5 @@ __all__ = [
     "validate_model_id",
     "wait_until_ready",
 ]
+
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)

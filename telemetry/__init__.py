@@ -11,10 +11,11 @@ Every value is either ``server_reported`` (``ServerTimings``, names ending ``_se
 ``client_measured`` (``ClientTimings``, names ending ``_client``), never both under one name.
 """
 
-import importlib
-import typing
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-if typing.TYPE_CHECKING:
+from providers._lazy import lazy_exports as _lazy_exports
+
+if _TYPE_CHECKING:
     from telemetry.cache import CacheEvolution, CacheReportHint, CacheTurn
     from telemetry.extractors import (
         GenericTimingsExtractor,
@@ -46,7 +47,7 @@ if typing.TYPE_CHECKING:
 
 # Each name loads its own module on first use, so ``import telemetry.extractors`` (a pure
 # reader) pays for neither the structlog client nor the OpenTelemetry layer nor the recorder.
-_LAZY = {
+_LAZY: dict[str, str] = {
     "CacheEvolution": "telemetry.cache",
     "CacheReportHint": "telemetry.cache",
     "CacheTurn": "telemetry.cache",
@@ -73,15 +74,6 @@ _LAZY = {
     "Source": "telemetry.timings",
     "request_timings": "telemetry.timings",
 }
-
-
-def __getattr__(name: str) -> typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'telemetry' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
 
 
 __all__ = [
@@ -111,3 +103,5 @@ __all__ = [
     "extractor_for",
     "request_timings",
 ]
+
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)

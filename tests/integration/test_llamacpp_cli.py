@@ -47,6 +47,25 @@ def test_chat_streams_forced_text_with_timings(
 def test_chat_from_config_recovers_a_text_tool_call(
     plain_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The call is recovered because the tool is offered (issue #20: with no tools offered, a
+    call written as text stays text). ``tool_choice: none`` keeps llama-server's own parser out
+    of the way and lets it take the grammar beside the tools."""
+    call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    extra = {"grammar": f"root ::= {json.dumps(call)}", "tool_choice": "none"}
+    config = tmp_path / "oaicompat.yaml"
+    config.write_text(
+        f"backends:\n  local:\n    base_url: {plain_server.base_url}\n    backend: llamacpp\n"
+        f"    extra_body: {json.dumps(extra)}\n"
+    )
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    argv = ["chat", "--config", str(config), "--tools", json.dumps(tools), "--max-tokens", "60"]
+    assert main([*argv, "weather?"]) == 0
+    assert 'tool call: get_weather({"city": "Paris"})' in capsys.readouterr().out
+
+
+def test_chat_leaves_a_text_tool_call_as_text_when_no_tool_is_offered(
+    plain_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
     config = tmp_path / "oaicompat.yaml"
     config.write_text(
@@ -54,7 +73,9 @@ def test_chat_from_config_recovers_a_text_tool_call(
         f"    extra_body: {_grammar(call)}\n"
     )
     assert main(["chat", "--config", str(config), "--max-tokens", "60", "weather?"]) == 0
-    assert 'tool call: get_weather({"city": "Paris"})' in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "tool call:" not in out
+    assert "<tool_call>" in out
 
 
 def test_check_report(plain_server: Any, capsys: pytest.CaptureFixture[str]) -> None:

@@ -50,6 +50,7 @@ from providers.abstractions.options import (
     ChatToolMode,
     ToolDeclaration,
 )
+from providers.abstractions.services import ChatClientMetadata
 
 if _TYPE_CHECKING:
     from providers.backends import BackendProfile, profile_for
@@ -120,6 +121,7 @@ __all__ = [
     "BackendUnavailableError",
     "ChatClient",
     "ChatClientBuilder",
+    "ChatClientMetadata",
     "ChatFinishReason",
     "ChatInput",
     "ChatMessage",

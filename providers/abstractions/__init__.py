@@ -55,6 +55,7 @@ from providers.abstractions.options import (
     ToolDeclaration,
 )
 from providers.abstractions.parsed_text import ParsedText
+from providers.abstractions.services import ChatClientMetadata
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -64,6 +65,7 @@ __all__ = [
     "AuthenticationError",
     "BackendUnavailableError",
     "ChatClient",
+    "ChatClientMetadata",
     "ChatFinishReason",
     "ChatInput",
     "ChatMessage",

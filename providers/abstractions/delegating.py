@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from types import TracebackType
+from typing import Any, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.services import capabilities_of, service_of
+
+_T = TypeVar("_T")
 
 __all__ = ["DelegatingChatClient", "close_stream"]
 
@@ -33,6 +37,16 @@ class DelegatingChatClient:
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
         return self.inner.get_streaming_response(messages, options)
+
+    def get_service(self, service_type: type[_T]) -> _T | None:
+        """This layer, or whatever the layers inside it offer (``service_of``)."""
+        if isinstance(self, service_type):
+            return self
+        return service_of(self.inner, service_type)
+
+    async def get_capabilities(self, *, refresh: bool = False) -> Any:
+        """The wire client's ``get_capabilities()``, through every layer in between."""
+        return await capabilities_of(self.inner, refresh=refresh)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

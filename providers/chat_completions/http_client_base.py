@@ -26,6 +26,7 @@ import httpx
 from capabilities.model_id import model_not_found_error
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
+from providers.abstractions.services import ChatClientMetadata
 from providers.backends import BackendProfile
 from providers.transport.bodies import ACCEPT_ENCODING, read_whole
 from providers.transport.endpoint import Endpoint, redact_url
@@ -95,6 +96,7 @@ def mask_secrets(body: bytes, secrets: tuple[bytes, ...]) -> bytes:
 
 
 _Client = TypeVar("_Client", bound="HttpClientBase")
+_Service = TypeVar("_Service")
 StatusErrorMethod = Callable[[_Client, int, bytes, httpx.Headers], ProviderError]
 
 
@@ -189,6 +191,16 @@ class HttpClientBase:
         return error_from_response(
             status, body, backend=backend, retry_after=retry_after_from_headers(headers)
         )
+
+    def get_service(self, service_type: type[_Service]) -> _Service | None:
+        """This client if it is a ``service_type``; its ``ChatClientMetadata`` (backend, API
+        root, model id) when that is asked for; else ``None``."""
+        if isinstance(self, service_type):
+            return self
+        if service_type is ChatClientMetadata:
+            metadata = ChatClientMetadata(self.profile.name, self.endpoint.api_base, self.model_id)
+            return metadata if isinstance(metadata, service_type) else None
+        return None
 
     async def get_capabilities(self, *, refresh: bool = False) -> ModelCapabilities:
         """What the server says about the model (context window, modalities, backend, served

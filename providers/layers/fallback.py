@@ -21,7 +21,7 @@ error class when the fallback answered. A fallback is also logged (``llm.fallbac
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
@@ -30,7 +30,10 @@ from providers.abstractions.errors import ConfigurationError, ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import set_property
+from providers.abstractions.services import capabilities_of, service_of
 from providers.layers.stream_head import Head, read_head, replayable
+
+_Service = TypeVar("_Service")
 
 __all__ = [
     "ANSWERED_BY",
@@ -182,6 +185,17 @@ class FallbackChatClient:
         except ProviderError as error:
             self._both_failed(failed, error)
             raise
+
+    def get_service(self, service_type: type[_Service]) -> _Service | None:
+        """This client, or what the main backend's stack offers (the fallback answers only
+        when the main one fails, so it describes nothing by default)."""
+        if isinstance(self, service_type):
+            return self
+        return service_of(self.main, service_type)
+
+    async def get_capabilities(self, *, refresh: bool = False) -> Any:
+        """The main backend's capabilities."""
+        return await capabilities_of(self.main, refresh=refresh)
 
     async def aclose(self) -> None:
         try:

@@ -7,7 +7,7 @@ with a 400, strict gateways reject unknown keys).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -118,7 +118,7 @@ class ChatOptions:
     seed: int | None = None
     frequency_penalty: float | None = None
     presence_penalty: float | None = None
-    tools: list[ToolDeclaration | Mapping[str, Any]] | None = None
+    tools: Sequence[ToolDeclaration | Mapping[str, Any]] | None = None
     tool_mode: ChatToolMode | None = None
     allow_multiple_tool_calls: bool | None = None
     response_format: ChatResponseFormat | None = None

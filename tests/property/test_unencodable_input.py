@@ -62,13 +62,13 @@ def _places(text: str) -> list[list[ChatMessage]]:
     call = FunctionCallContent("call_1", "lookup", {"query": text})
     return [
         [ChatMessage(ChatRole.USER, [TextContent(text)])],
-        [ChatMessage(ChatRole.SYSTEM, [TextContent(text)]), ChatMessage(ChatRole.USER, "hi")],
+        [ChatMessage(ChatRole.SYSTEM, [TextContent(text)]), ChatMessage.user("hi")],
         [
-            ChatMessage(ChatRole.USER, "hi"),
+            ChatMessage.user("hi"),
             ChatMessage(ChatRole.ASSISTANT, [call]),
             ChatMessage(ChatRole.TOOL, [FunctionResultContent("call_1", text)]),
         ],
-        [ChatMessage(ChatRole.USER, "hi"), ChatMessage(ChatRole.ASSISTANT, [call])],
+        [ChatMessage.user("hi"), ChatMessage(ChatRole.ASSISTANT, [call])],
     ]
 
 
@@ -98,7 +98,9 @@ def test_a_lone_surrogate_anywhere_is_refused(kind: str, text: str, place: int) 
     field=st.sampled_from(["temperature", "top_p", "frequency_penalty", "presence_penalty"]),
 )
 def test_a_non_finite_option_is_refused(kind: str, value: float, field: str) -> None:
-    message = assert_refused(CLIENTS[kind](), "hi", ChatOptions(**{field: value}))
+    options = ChatOptions()
+    setattr(options, field, value)
+    message = assert_refused(CLIENTS[kind](), "hi", options)
     assert field in message
 
 
@@ -143,11 +145,11 @@ def test_circular_call_arguments_and_results_in_the_history_are_refused(kind: st
     loop: dict[str, Any] = {}
     loop["self"] = loop
     call = FunctionCallContent("call_1", "lookup", loop)
-    with_call = [ChatMessage(ChatRole.USER, "hi"), ChatMessage(ChatRole.ASSISTANT, [call])]
+    with_call = [ChatMessage.user("hi"), ChatMessage(ChatRole.ASSISTANT, [call])]
     assert "arguments" in assert_refused(CLIENTS[kind](), with_call)
     fine = FunctionCallContent("call_1", "lookup", {"q": 1})
     with_result = [
-        ChatMessage(ChatRole.USER, "hi"),
+        ChatMessage.user("hi"),
         ChatMessage(ChatRole.ASSISTANT, [fine]),
         ChatMessage(ChatRole.TOOL, [FunctionResultContent("call_1", loop)]),
     ]

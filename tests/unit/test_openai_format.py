@@ -373,7 +373,7 @@ def test_max_completion_tokens_is_the_output_limit() -> None:
 
 
 def test_a_request_read_is_sent_as_it_was() -> None:
-    request = {
+    request: dict[str, Any] = {
         "model": "m",
         "messages": [
             {"role": "system", "content": "Be brief."},

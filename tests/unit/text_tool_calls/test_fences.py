@@ -12,7 +12,7 @@ from providers.text_tool_calls import TextToolCallParser
 from tests.unit.text_tool_calls.helpers import comparable, cut, stream
 
 CALL = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
-PARSED = ("call", "f", {}, "{}", None)
+PARSED: tuple[object, ...] = ("call", "f", {}, "{}", None)
 
 
 def _check(text: str, expected: list[tuple[object, ...]]) -> None:

@@ -16,11 +16,12 @@ from typing import Any, TextIO
 
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.errors import ProviderError
+from providers.abstractions.options import ChatOptions
 from providers.chat_completions.client import OpenAiCompatibleChatClient
 from providers.cli._output import terminal_safe
 from providers.layers.text_recovery import TextRecoveryChatClient
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
-from providers.replay.transcripts import Transcript, default_root
+from providers.replay.transcripts import Transcript, default_root, recorded_offer
 
 __all__ = ["DEMO_SCENARIOS", "run_demo"]
 
@@ -59,11 +60,23 @@ async def _replay(transcript: Transcript) -> DemoRow:
         ) as client,
     ):
         try:
-            updates = [u async for u in client.get_streaming_response("demo")]
+            options = offered_for(transcript)
+            updates = [u async for u in client.get_streaming_response("demo", options)]
         except ProviderError as exc:
             return DemoRow(transcript.backend, {}, exc.partial_response, repr(exc))
     response = ChatResponse.from_updates(updates)
     return DemoRow(transcript.backend, describe_wire(response.raw), response, None)
+
+
+def offered_for(transcript: Transcript) -> ChatOptions | None:
+    """The tools the captured turn was made with, offered again: a call is executable only if
+    it names an offered tool. llama.cpp's in-content captures were taken without tools in the
+    request (so its parser stayed off); their sidecar's ``recovery.tools`` names what the model
+    was told about in its prompt."""
+    tools = (transcript.sidecar.get("recovery") or {}).get("tools")
+    if tools:
+        return ChatOptions(tools=tools)
+    return recorded_offer(transcript.sidecar.get("request"))
 
 
 def describe_wire(chunks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
@@ -102,7 +115,11 @@ def _normalised(response: ChatResponse | None) -> dict[str, str]:
     return {
         "reasoning": repr(response.reasoning) if response.reasoning else "-",
         "text": repr(_short(response.text)) if response.text else "-",
-        "tool calls": "; ".join(f"{c.name}({c.arguments})" for c in response.tool_calls) or "-",
+        "tool calls": "; ".join(
+            f"{c.name}({c.arguments})" + (" [not executable]" if c.error else "")
+            for c in response.tool_calls
+        )
+        or "-",
         "finish": str(response.finish_reason),
         "usage in/out/cached": "-"
         if usage is None

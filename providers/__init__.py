@@ -66,6 +66,7 @@ if _TYPE_CHECKING:
     from providers.layers.fallback import FallbackChatClient
     from providers.layers.function_invocation import FunctionInvokingChatClient
     from providers.layers.retry import RetryingChatClient, RetryPolicy
+    from providers.layers.session_affinity import SessionAffinity, SessionAffinityChatClient
     from providers.layers.text_recovery import TextRecoveryChatClient
     from providers.responses import (
         ConversationMode,
@@ -101,6 +102,8 @@ _LAZY: dict[str, str] = {
     "load_config": "providers.config",
     "RetryPolicy": "providers.layers.retry",
     "RetryingChatClient": "providers.layers.retry",
+    "SessionAffinity": "providers.layers.session_affinity",
+    "SessionAffinityChatClient": "providers.layers.session_affinity",
     "TextRecoveryChatClient": "providers.layers.text_recovery",
     "OpenTelemetryChatClient": "telemetry.otel",
     "TelemetryChatClient": "telemetry.telemetry_client",
@@ -164,6 +167,8 @@ __all__ = [
     "RetryingChatClient",
     "ServerError",
     "ServerSentEvent",
+    "SessionAffinity",
+    "SessionAffinityChatClient",
     "SseDecoder",
     "StreamInterruptedError",
     "TelemetryChatClient",

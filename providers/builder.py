@@ -23,6 +23,7 @@ from providers.layers.extra_body import ExtraBodyChatClient
 from providers.layers.fallback import FallbackChatClient
 from providers.layers.function_invocation import FunctionInvokingChatClient
 from providers.layers.retry import RetryingChatClient, RetryPolicy
+from providers.layers.session_affinity import SessionAffinity, SessionAffinityChatClient
 from providers.layers.text_recovery import TextRecoveryChatClient
 from telemetry.otel import OpenTelemetryChatClient
 from telemetry.telemetry_client import TelemetryChatClient
@@ -92,6 +93,21 @@ class ChatClientBuilder:
         model makes and asks again. Add it first, so it sees the calls text recovery finds and
         every round goes through the layers inside it (each request retried, each traced)."""
         return self.use(lambda inner: FunctionInvokingChatClient(inner, **kwargs))
+
+    def use_session_affinity(
+        self, affinity: SessionAffinity | str | None = None, **kwargs: Any
+    ) -> ChatClientBuilder:
+        """``SessionAffinityChatClient``: one stable routing key per conversation, so a
+        cache-aware router keeps it on one replica. ``affinity`` is a ``SessionAffinity`` or
+        its mode (``vllm-router``, ``smg``, ``header``, ``echo``) with the other fields as
+        ``kwargs``; ``None`` is ``SessionAffinity()`` (vllm-router). Add it outside retry and
+        fallback, as the standard pipeline does, so that each call's key is fixed once."""
+        if affinity is None or isinstance(affinity, str):
+            affinity = SessionAffinity(affinity or "vllm-router", **kwargs)
+        elif kwargs:
+            raise TypeError("use_session_affinity: pass a SessionAffinity or keywords, not both")
+        chosen = affinity
+        return self.use(lambda inner: SessionAffinityChatClient(inner, chosen))
 
     def use_fallback(self, fallback: ChatClient, **kwargs: Any) -> ChatClientBuilder:
         """``FallbackChatClient(inner, fallback, **kwargs)``: the built pipeline so far, from

@@ -4,15 +4,19 @@ Most callers want the same stack, and getting its order wrong is a subtle bug, s
 here once, outermost first::
 
     TelemetryChatClient        times the whole call, retries included, as the caller saw it
-    └── RetryingChatClient     retries what the layers below raised, before output starts
-        └── ExtraBodyChatClient  configured body keys (chat_template_kwargs, grammar…)
-            └── TextRecoveryChatClient  <think> tags and text tool calls → structured contents
-                └── OpenAiCompatibleChatClient  the wire
+    └── SessionAffinityChatClient  the conversation's routing key (when configured)
+        └── RetryingChatClient     retries what the layers below raised, before output starts
+            └── ExtraBodyChatClient  configured body keys (chat_template_kwargs, grammar…)
+                └── TextRecoveryChatClient  <think> tags, text tool calls → contents
+                    └── OpenAiCompatibleChatClient  the wire
 
 Text recovery sits inside retry so a retried attempt is recovered afresh, and telemetry sits
-outside retry so its timings are the caller's wall clock. Each layer is optional; removing one
-removes its feature and nothing else. Configuration (``providers.config``) and
-the CLI build their clients through this function, so the three never disagree on the order.
+outside retry so its timings are the caller's wall clock. Session affinity sits outside retry so
+a call's routing key is fixed once and every attempt resends it (retry resends the options it
+was given; so does a fallback over two pipelines, each with its own affinity layer). Each layer
+is optional; removing one removes its feature and nothing else. Configuration
+(``providers.config``) and the CLI build their clients through this function, so the three never
+disagree on the order.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from providers.builder import ChatClientBuilder
 from providers.chat_completions.client import OpenAiCompatibleChatClient, Timeouts
 from providers.layers.extra_body import ExtraBodyChatClient, merge_extra_body
 from providers.layers.retry import RetryPolicy
+from providers.layers.session_affinity import SessionAffinity
 from providers.responses import OpenAiCompatibleResponsesClient
 
 if TYPE_CHECKING:
@@ -65,6 +70,7 @@ def create_chat_client(
     timeouts: Timeouts | None = None,
     extra_body: Mapping[str, Any] | None = None,
     limits: Limits | None = None,
+    session_affinity: SessionAffinity | None = None,
     **client_kwargs: Any,
 ) -> ChatClient:
     """The standard pipeline over ``OpenAiCompatibleChatClient``; see the module docstring.
@@ -79,6 +85,7 @@ def create_chat_client(
     an agent switch APIs by configuration.
     ``limits`` (``Limits``) bounds what a server can make the pipeline hold; it reaches the
     core client and retry (``None``: the defaults).
+    ``session_affinity`` (``SessionAffinity``): send each conversation's routing key.
     ``client_kwargs`` go to the core client (``http_client``, ``headers``…).
     Closing the returned client closes every layer and the owned connection pool.
     """
@@ -96,6 +103,8 @@ def create_chat_client(
     builder = ChatClientBuilder(core)
     if telemetry:
         builder.use_telemetry(backend=core.profile)
+    if session_affinity is not None:
+        builder.use_session_affinity(session_affinity)
     if retry is not None:
         builder.use_retry(None if retry is DEFAULT_RETRY else retry, limits=limits)
     if extra_body:

@@ -123,6 +123,16 @@ class ChatOptions:
     allow_multiple_tool_calls: bool | None = None
     response_format: ChatResponseFormat | None = None
     additional_properties: dict[str, Any] = field(default_factory=dict)
+    headers: Mapping[str, str] | None = None
+    """Extra HTTP headers for this request only, over the client's own (a per-request header
+    wins, ``Authorization`` included: a gateway that takes each end user's token); checked
+    like the client's (a value that cannot be sent is an ``InvalidRequestError`` that never
+    quotes it) and masked like them in errors when the name says credential. Not part of the
+    body: ``to_openai`` leaves it out. Retry and fallback resend the same options, so the same
+    headers."""
+    conversation_id: str | None = None
+    """Which conversation this request continues: the session-affinity layer's key
+    (``SessionAffinityChatClient``). Not an OpenAI chat field, so never written to the body."""
 
     def tool_declarations(self) -> list[ToolDeclaration]:
         """The tools as declarations, whichever form they were given in."""
@@ -161,7 +171,8 @@ class ChatOptions:
     def to_openai(self, *, max_tokens_field: str = "max_tokens") -> dict[str, Any]:
         """The request keys these options set, without ``messages`` and ``stream``; no backend
         quirk (``ChatOptions.from_openai`` reads them back). ``max_tokens_field`` names the
-        output limit (OpenAI's newer models want ``max_completion_tokens``)."""
+        output limit (OpenAI's newer models want ``max_completion_tokens``). ``headers`` and
+        ``conversation_id`` are not body keys and are not written."""
         body: dict[str, Any] = {}
         for key, name in _WRITTEN:
             value = getattr(self, name)

@@ -36,6 +36,7 @@ from providers.chat_completions.http_client_base import (
     DEFAULT_TIMEOUT,
     HttpClientBase,
     fetch_whole,
+    mask_secrets,
     url_for_errors,
 )
 from providers.chat_completions.normalize import ChunkNormalizer
@@ -65,6 +66,7 @@ from providers.transport.json_guard import (
     too_deep,
 )
 from providers.transport.output_watch import report_output_progress
+from providers.transport.response_headers import report_response_headers
 from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
 
@@ -167,15 +169,20 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         return self._chat_url_of[1]
 
     def _error_mapping(
-        self, state: StreamState | None, watch: Watchdog | None
+        self, state: StreamState | None, watch: Watchdog | None, secrets: tuple[bytes, ...] = ()
     ) -> TransportErrorMapping:
+        """``secrets``: a request's own credentials (``ChatOptions.headers``), besides the
+        client's."""
+        texts = self._secret_texts
+        if secrets:
+            texts += tuple(secret.decode() for secret in secrets)
         return TransportErrorMapping(
             backend=self.profile.name,
             url=self._url_for_errors,
             connect_budget=self.timeouts.connect,
             state=state,
             watch=watch,
-            secrets=self._secret_texts,
+            secrets=texts,
         )
 
     def build_request_body(
@@ -196,20 +203,23 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         if self._needs_preparing:
             options = await self._prepare(messages, options)
         body = self.build_request_body(messages, options, stream=False)
+        headers, secrets = self._request_headers(options)
         backend = self.profile.name
         response, content, stamps = await fetch_whole(
             self._http,
             "POST",
             self.endpoint.chat_completions,
             body=body,
-            headers=self._headers,
+            headers=headers,
             extensions=self._request_extensions,
             total=self.timeouts.total,
             backend=backend,
-            mapping=self._error_mapping(None, None),
+            mapping=self._error_mapping(None, None, secrets),
             limits=self.limits,
         )
+        report_response_headers(response.status_code, response.headers)
         if response.status_code >= 400:
+            content = mask_secrets(content, secrets)
             raise self._status_error(response.status_code, content, response.headers)
         normalizer = ChunkNormalizer(
             self.profile,
@@ -264,11 +274,12 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             # that it is dropped once encoded: many streams may wait for their server at once,
             # each holding only what it must. For the same reason the parsing state is made
             # only once the server has answered, and the frame keeps few variables.
+            headers, secrets = self._request_headers(options)
             request = self._http.build_request(
                 "POST",
                 self._chat_url(),
                 json=self.build_request_body(messages, options, stream=True),
-                headers=self._headers,
+                headers=headers,
                 extensions=self._request_extensions,
             )
             state = StreamState(self.profile.name)
@@ -277,6 +288,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             watch = Watchdog(self.timeouts, state, state.backend, sent)
             try:  # (the error mapping is made only if something fails: nothing per waiting stream)
                 response = await self._http.send(request, stream=True)
+                report_response_headers(response.status_code, response.headers)
                 try:
                     stamps = state.stamps = {
                         "request_sent": sent,
@@ -286,7 +298,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                     if response.status_code >= 400:
                         raise self._status_error(
                             response.status_code,
-                            await read_prefix(response, limits.max_error_body_bytes),
+                            mask_secrets(
+                                await read_prefix(response, limits.max_error_body_bytes), secrets
+                            ),
                             response.headers,
                         )
                     state.normalizer = ChunkNormalizer(
@@ -370,7 +384,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                 for update in state.end():
                     yield update
             except BaseException as exc:
-                error = self._error_mapping(state, watch).mapped(exc)
+                error = self._error_mapping(state, watch, secrets).mapped(exc)
                 if error is None or error is exc:
                     raise
                 raise error from exc

@@ -28,6 +28,7 @@ from providers.abstractions.errors import ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.services import ChatClientMetadata
 from providers.backends import BackendProfile
+from providers.chat_completions.request_headers import merge_request_headers
 from providers.transport.bodies import ACCEPT_ENCODING, read_whole
 from providers.transport.endpoint import Endpoint, redact_url
 from providers.transport.error_classification import error_from_response
@@ -38,10 +39,12 @@ from providers.transport.timeouts import Timeouts, budget_error
 
 if TYPE_CHECKING:
     from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
+    from providers.abstractions.options import ChatOptions
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "HttpClientBase",
+    "RequestHeaders",
     "fetch_whole",
     "mask_secrets",
     "masks_secrets",
@@ -94,6 +97,10 @@ def mask_secrets(body: bytes, secrets: tuple[bytes, ...]) -> bytes:
             body = body.replace(secret, _MASK)
     return body
 
+
+RequestHeaders = tuple[dict[str, str], tuple[bytes, ...]]
+"""One request's headers, and the credentials among its per-request ones (``mask_secrets``
+forms) that its errors must mask besides the client's own."""
 
 _Client = TypeVar("_Client", bound="HttpClientBase")
 _Service = TypeVar("_Service")
@@ -191,6 +198,15 @@ class HttpClientBase:
         return error_from_response(
             status, body, backend=backend, retry_after=retry_after_from_headers(headers)
         )
+
+    def _request_headers(self, options: ChatOptions | None) -> RequestHeaders:
+        """The client's headers, or ``ChatOptions.headers`` over them (checked:
+        ``merge_request_headers``) with the credentials among those, to mask in errors as the
+        client's own are. Without per-request headers, the client's dict itself: no copy."""
+        extra = options.headers if options is not None else None
+        if not extra:
+            return self._headers, ()
+        return merge_request_headers(self._headers, extra), _secrets_of(extra, self.endpoint)
 
     def get_service(self, service_type: type[_Service]) -> _Service | None:
         """This client if it is a ``service_type``; its ``ChatClientMetadata`` (backend, API

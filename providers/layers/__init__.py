@@ -12,7 +12,9 @@ stream, it is one async generator over its inner stream. ``ChatClientBuilder`` s
 * ``extra_body``: configured body keys on every request, the caller's winning;
 * ``stream_head``: reading a stream's head, which retry and fallback share;
 * ``function_invocation``: ``FunctionInvokingChatClient``, the tool loop that runs the
-  ``AIFunction`` calls the model makes.
+  ``AIFunction`` calls the model makes;
+* ``session_affinity``: ``SessionAffinityChatClient``, one routing key per conversation for
+  cache-aware routers (``SessionAffinity``).
 """
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
@@ -24,6 +26,7 @@ if _TYPE_CHECKING:
     from providers.layers.fallback import FallbackChatClient
     from providers.layers.function_invocation import FunctionInvokingChatClient
     from providers.layers.retry import RetryingChatClient, RetryPolicy
+    from providers.layers.session_affinity import SessionAffinity, SessionAffinityChatClient
     from providers.layers.text_recovery import TextRecoveryChatClient
 
 __all__ = [
@@ -32,6 +35,8 @@ __all__ = [
     "FunctionInvokingChatClient",
     "RetryPolicy",
     "RetryingChatClient",
+    "SessionAffinity",
+    "SessionAffinityChatClient",
     "TextRecoveryChatClient",
 ]
 
@@ -43,6 +48,8 @@ __getattr__, __dir__ = _lazy_exports(
         "FunctionInvokingChatClient": ".function_invocation",
         "RetryPolicy": ".retry",
         "RetryingChatClient": ".retry",
+        "SessionAffinity": ".session_affinity",
+        "SessionAffinityChatClient": ".session_affinity",
         "TextRecoveryChatClient": ".text_recovery",
     },
 )

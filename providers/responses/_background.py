@@ -14,6 +14,7 @@ from typing import Any
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.contents import UsageContent
 from providers.abstractions.errors import ProviderError
+from providers.chat_completions.http_client_base import RequestHeaders
 from providers.responses._transport import ResponsesTransport
 from providers.transport.timeouts import budget_error
 
@@ -30,9 +31,11 @@ async def poll_until_done(
     poll_interval: float,
     total: float | None,
     backend: str,
+    headers: RequestHeaders | None = None,
 ) -> dict[str, Any]:
     """Read a background response again every ``poll_interval`` s until it is done, within
-    the ``total`` budget."""
+    the ``total`` budget; with the creating request's ``headers`` (a routing key must reach
+    the replica that stores the response)."""
     response_id = payload.get("id")
     if not isinstance(response_id, str):
         return payload
@@ -40,7 +43,8 @@ async def poll_until_done(
         async with asyncio.timeout(total):
             while payload.get("status") in _RUNNING:
                 await asyncio.sleep(poll_interval)
-                payload, _ = await transport.request_json("GET", f"{url}/{response_id}")
+                url_of = f"{url}/{response_id}"
+                payload, _ = await transport.request_json("GET", url_of, headers=headers)
     except TimeoutError as exc:
         if isinstance(exc, ProviderError):
             raise

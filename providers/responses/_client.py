@@ -32,7 +32,7 @@ from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
-from providers.chat_completions.http_client_base import HttpClientBase
+from providers.chat_completions.http_client_base import HttpClientBase, RequestHeaders
 from providers.responses._background import poll_until_done, updates_of
 from providers.responses._conversation import (
     ConversationChain,
@@ -67,6 +67,7 @@ class _Prepared:
     history: list[Item]  # the whole conversation as items, whatever part of it is sent
     previous_response_id: str | None
     stored: bool  # a turn the conversation chain may continue from
+    headers: RequestHeaders  # ChatOptions.headers over the client's, for each exchange it makes
 
 
 class OpenAiCompatibleResponsesClient(HttpClientBase):
@@ -188,7 +189,8 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             previous_response_id=previous,
         )
         stored = body.get("store") is True and "previous_response_id" not in extras
-        return _Prepared(body, history, previous, stored and chained)
+        headers = self._request_headers(options)
+        return _Prepared(body, history, previous, stored and chained, headers)
 
     def _to_response(
         self,
@@ -224,7 +226,9 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         return result
 
     async def _create(self, prepared: _Prepared) -> ChatResponse:
-        payload, stamps = await self._transport.request_json("POST", self.url, prepared.body)
+        payload, stamps = await self._transport.request_json(
+            "POST", self.url, prepared.body, prepared.headers
+        )
         if prepared.body.get("background") is True:
             payload = await poll_until_done(
                 self._transport,
@@ -233,6 +237,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
                 poll_interval=self.poll_interval,
                 total=self.timeouts.total,
                 backend=self.profile.name,
+                headers=prepared.headers,
             )
         return self._to_response(payload, stamps, offered_in_request(prepared.body))
 
@@ -267,7 +272,8 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             backend, offered_tools=offered_in_request(body), limits=self.limits
         )
         state = ResponsesStreamState(normalizer, backend, max_json_depth=self.limits.max_json_depth)
-        async for update in self._transport.stream(method, url, body, state):
+        headers = prepared.headers if prepared is not None else None
+        async for update in self._transport.stream(method, url, body, state, headers):
             yield update
         if prepared is not None:
             self._record(prepared, state.partial.build())

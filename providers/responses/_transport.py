@@ -18,11 +18,17 @@ import httpx
 from providers.abstractions.chat_response import ChatResponseUpdate
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
-from providers.chat_completions.http_client_base import fetch_whole, url_for_errors
+from providers.chat_completions.http_client_base import (
+    RequestHeaders,
+    fetch_whole,
+    mask_secrets,
+    url_for_errors,
+)
 from providers.responses._stream import ResponsesStreamState, loads_object
 from providers.transport.answer_shape import EVENT_STREAM, json_instead_of_events
 from providers.transport.bodies import body_chunks, read_body, read_prefix, too_large
 from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.response_headers import report_response_headers
 from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
 
@@ -68,68 +74,90 @@ class ResponsesTransport:
         self._url_for_errors = url_for_errors(url)
 
     def _error_mapping(
-        self, state: ResponsesStreamState | None = None, watch: Watchdog | None = None
+        self,
+        state: ResponsesStreamState | None = None,
+        watch: Watchdog | None = None,
+        secrets: tuple[bytes, ...] = (),
     ) -> TransportErrorMapping:
+        texts = self._secrets + tuple(secret.decode() for secret in secrets)
         return TransportErrorMapping(
             backend=self._backend,
             url=self._url_for_errors,
             connect_budget=self.timeouts.connect,
             state=state,
             watch=watch,
-            secrets=self._secrets,
+            secrets=texts,
         )
 
     async def request_json(
-        self, method: str, url: str, body: dict[str, Any] | None = None
+        self,
+        method: str,
+        url: str,
+        body: dict[str, Any] | None = None,
+        headers: RequestHeaders | None = None,
     ) -> tuple[dict[str, Any], dict[str, float]]:
         """One non-streamed exchange: the JSON object answered, and the transport timestamps.
 
         Only the ``connect`` and ``total`` budgets apply: no byte flows until the answer is
-        complete, so there is no first token or gap to time.
+        complete, so there is no first token or gap to time. ``headers``: the request's own
+        (``HttpClientBase._request_headers``), else the client's.
         """
+        sent, secrets = headers or (self._headers, ())
         response, content, stamps = await fetch_whole(
             self._http,
             method,
             url,
             body=body,
-            headers=self._headers,
+            headers=sent,
             extensions=self._request_extensions,
             total=self.timeouts.total,
             backend=self._backend,
-            mapping=self._error_mapping(),
+            mapping=self._error_mapping(secrets=secrets),
             limits=self._limits,
         )
+        report_response_headers(response.status_code, response.headers)
         if response.status_code >= 400:
+            content = mask_secrets(content, secrets)
             raise self._status_error(response.status_code, content, response.headers)
         return loads_object(content, self._backend, self._limits.max_json_depth), stamps
 
     async def stream(
-        self, method: str, url: str, body: dict[str, Any] | None, state: ResponsesStreamState
+        self,
+        method: str,
+        url: str,
+        body: dict[str, Any] | None,
+        state: ResponsesStreamState,
+        headers: RequestHeaders | None = None,
     ) -> AsyncIterator[ChatResponseUpdate]:
         """The updates of one streamed exchange; ``state`` holds what arrived, for the caller
         and for any error's partial response. A JSON answer where events were asked for
         (SGLang's ``GET ?stream=true``) is read whole, through the same normaliser; an answer
         that holds neither (``answer_shape``) is ``InvalidResponseError``. Everything read is
-        bounded by the ``Limits``."""
+        bounded by the ``Limits``. ``headers``: as for ``request_json``.
+
+        Hot path: every chunk of a Responses stream runs the loop below, inline in one frame."""
         limits = self._limits
+        request_headers, secrets = headers or (self._headers, ())
         decoder = SseDecoder(limits.max_event_bytes)
         sent = time.monotonic()
         stamps = state.stamps = {"request_sent": sent}
         watch = Watchdog(self.timeouts, state, self._backend, sent)
         clock = time.monotonic
         try:
-            with self._error_mapping(state, watch):
+            with self._error_mapping(state, watch, secrets):
                 async with self._http.stream(
                     method,
                     url,
                     json=body,
-                    headers=self._headers,
+                    headers=request_headers,
                     extensions=self._request_extensions,
                 ) as response:
                     stamps["response_headers"] = time.monotonic()
                     status = response.status_code
+                    report_response_headers(status, response.headers)
                     if status >= 400:
                         error_body = await read_prefix(response, limits.max_error_body_bytes)
+                        error_body = mask_secrets(error_body, secrets)
                         raise self._status_error(status, error_body, response.headers)
                     content_type: str = response.headers.get("content-type", "")
                     if status != 200 or not content_type.startswith(EVENT_STREAM):

@@ -30,6 +30,7 @@ from providers.config._schema import (
     OaicompatConfig,
     RetryConfig,
     RoleConfig,
+    SessionAffinityConfig,
     TimeoutsConfig,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "OaicompatConfig",
     "RetryConfig",
     "RoleConfig",
+    "SessionAffinityConfig",
     "TimeoutsConfig",
     "client_for",
     "default_config_paths",

@@ -29,6 +29,7 @@ from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.limits import Limits
 from providers.config._key_paths import did_you_mean
 from providers.layers.retry import RetryPolicy
+from providers.layers.session_affinity import SessionAffinity
 from providers.reasoning import FORMATS as REASONING_FORMATS
 from providers.text_tool_calls import FORMAT_NAMES as TOOL_CALL_FORMATS
 from providers.transport.endpoint import Endpoint
@@ -41,6 +42,7 @@ __all__ = [
     "OaicompatConfig",
     "RetryConfig",
     "RoleConfig",
+    "SessionAffinityConfig",
     "TimeoutsConfig",
 ]
 
@@ -118,6 +120,44 @@ class LimitsConfig(_Strict):
         return value
 
 
+class SessionAffinityConfig(_Strict):
+    """How the backend's router learns which conversation a request continues, so a
+    cache-aware router keeps it on one replica (``providers.SessionAffinity``):
+    ``{mode: vllm-router}``, ``{mode: smg}``, ``{mode: header, header: x-user-id}`` or
+    ``{mode: echo}``.
+
+    The key is the caller's ``ChatOptions.conversation_id``, else a hash of the conversation's
+    opening (its messages up to the first user message), which stays the same as it grows.
+    """
+
+    mode: Literal["vllm-router", "smg", "header", "echo"]
+    """``vllm-router``: ``X-Session-ID`` (its ``consistent_hash`` policy); ``smg``: SGLang model
+    gateway's ``X-SMG-Routing-Key`` (``consistent_hashing``); ``header``: the key in ``header``
+    (vLLM production-stack's ``--session-key``); ``echo``: send back the token the router issued
+    in ``header`` (llm-d's ``x-session-token``)."""
+    header: str | None = None
+    """The header name: required by ``header``, default ``x-session-token`` for ``echo``, not
+    allowed for the other modes (their header is the router's)."""
+    max_conversations: PositiveInt | None = None
+    """``echo``: how many conversations' tokens are kept, least recently used out first
+    (default 4096)."""
+
+    @model_validator(mode="after")
+    def _valid(self) -> SessionAffinityConfig:
+        try:
+            self.to_affinity()
+        except ConfigurationError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    def to_affinity(self) -> SessionAffinity:
+        """The ``SessionAffinity`` the pipeline's layer is made with."""
+        extra = (
+            {} if self.max_conversations is None else {"max_conversations": self.max_conversations}
+        )
+        return SessionAffinity(self.mode, self.header, **extra)
+
+
 class DefaultsConfig(_Strict):
     """Settings every backend inherits field by field unless it sets its own."""
 
@@ -170,6 +210,9 @@ class BackendConfig(_Strict):
     api: Literal["chat", "responses"] = "chat"
     """The endpoint family: ``chat`` (``/v1/chat/completions``) or ``responses``
     (``/v1/responses``); callers see the same updates either way."""
+    session_affinity: SessionAffinityConfig | None = None
+    """Send each conversation's routing key to the router in front of the backend's replicas
+    (see ``session_affinity``); unset: none."""
     conversation_mode: Literal["stateless", "previous_response_id"] = "stateless"
     """With ``api: responses``: send the whole history each turn (works on every server), or
     chain turns by ``previous_response_id`` (needs the server's response store; falls back to
@@ -276,6 +319,9 @@ class OaicompatConfig(_Strict):
             "limits": self.limits_for(backend),
             "extra_body": backend.extra_body or None,
             "api": backend.api,
+            "session_affinity": (
+                backend.session_affinity.to_affinity() if backend.session_affinity else None
+            ),
             **(
                 {"conversation_mode": backend.conversation_mode}
                 if backend.api == "responses"

@@ -30,6 +30,7 @@ from providers.config import (
     OaicompatConfig,
     RetryConfig,
     RoleConfig,
+    SessionAffinityConfig,
     TimeoutsConfig,
 )
 
@@ -46,6 +47,7 @@ SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("defaults.timeouts, backends.NAME.timeouts", TimeoutsConfig),
     ("defaults.retry, backends.NAME.retry", RetryConfig),
     ("defaults.limits, backends.NAME.limits", LimitsConfig),
+    ("backends.NAME.session_affinity", SessionAffinityConfig),
     ("roles.NAME (mapping form)", RoleConfig),
 )
 """Every model the file can contain, in reading order, with where it appears."""

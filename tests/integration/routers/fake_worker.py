@@ -26,6 +26,8 @@ class Recorded:
     method: str
     path: str
     headers: dict[str, str]  # names lower-cased
+    opening: str | None = None
+    """A chat request's first user message: which conversation it belongs to."""
 
 
 class FakeWorker:
@@ -49,6 +51,11 @@ class FakeWorker:
     def chats(self) -> list[Recorded]:
         with self._lock:
             return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self.fail_next = 0
 
     def record(self, entry: Recorded) -> None:
         with self._lock:
@@ -120,12 +127,18 @@ def _handler_for(worker: FakeWorker) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # quiet
+        def log_message(self, fmt: str, *args: Any) -> None:  # quiet
             return
 
-        def _record(self) -> None:
+        def _record(self, body: dict[str, Any] | None = None) -> None:
             headers = {k.lower(): v for k, v in self.headers.items()}
-            worker.record(Recorded(self.command, self.path, headers))
+            users = [
+                m.get("content")
+                for m in (body or {}).get("messages", [])
+                if isinstance(m, dict) and m.get("role") == "user"
+            ]
+            opening = users[0] if users and isinstance(users[0], str) else None
+            worker.record(Recorded(self.command, self.path, headers, opening))
 
         def _send(self, status: int, payload: Any) -> None:
             body = json.dumps(payload).encode()
@@ -145,10 +158,23 @@ def _handler_for(worker: FakeWorker) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, {"error": {"message": "not found", "type": "not_found"}})
 
+        def _body(self) -> bytes:
+            """The request body, ``Content-Length`` or chunked (smg streams what it forwards)."""
+            if "chunked" not in (self.headers.get("Transfer-Encoding") or "").lower():
+                return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            parts: list[bytes] = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass  # trailers
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()  # the CRLF after each chunk
+
         def do_POST(self) -> None:
-            self._record()
-            length = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body = json.loads(self._body() or b"{}")
+            self._record(body)
             if not self.path.endswith("/chat/completions"):
                 self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                 return

@@ -4,6 +4,7 @@ Over respx; the real routers are in ``tests/integration/routers``."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -308,3 +309,37 @@ def test_yaml_mistakes_name_the_line_and_key(tmp_path: Path, entry: str, message
     with pytest.raises(ConfigurationError, match=message) as caught:
         load_config(path)
     assert str(caught.value).startswith(f"{path}:4:")
+
+
+@respx.mock
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_echo_over_the_responses_api(streamed: bool) -> None:
+    payload = {
+        "id": "resp_1",
+        "object": "response",
+        "model": "m",
+        "created_at": 1,
+        "status": "completed",
+        "output": [
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "ok"}],
+            }
+        ],
+    }
+    token = {"x-session-token": "pod-r"}
+    if streamed:
+        event = json.dumps({"type": "response.completed", "response": payload})
+        body = f"event: response.completed\ndata: {event}\n\n".encode()
+        reply = httpx.Response(
+            200, content=body, headers={"content-type": "text/event-stream", **token}
+        )
+    else:
+        reply = httpx.Response(200, json=payload, headers=token)
+    route = respx.post(f"{BASE}/v1/responses").mock(return_value=reply)
+    client = affinity_client(SessionAffinity("echo"), api="responses")
+    async with client:
+        assert await ask(client, "hi", streamed=streamed) == "ok"
+        await ask(client, "hi", streamed=streamed)
+    assert [sent_header(route, "x-session-token", i) for i in range(2)] == [None, "pod-r"]

@@ -282,6 +282,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                 headers=headers,
                 extensions=self._request_extensions,
             )
+            del headers  # (encoded into the request: not held while the stream waits)
             state = StreamState(self.profile.name)
             report_output_progress(state)  # (to a retry or failover reading the head, if any)
             sent = time.monotonic()

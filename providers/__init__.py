@@ -54,7 +54,7 @@ from providers.abstractions.options import (
 from providers.abstractions.services import ChatClientMetadata
 
 if _TYPE_CHECKING:
-    from providers.abstractions.structured_output import StructuredResponse
+    from providers.abstractions.structured_output import StructuredResponse, get_response_as
     from providers.backends import BackendProfile, profile_for
     from providers.builder import ChatClientBuilder
     from providers.chat_completions.client import (
@@ -111,6 +111,7 @@ _LAZY: dict[str, str] = {
     "ResponsesEventNormalizer": "providers.responses",
     # pydantic, ~65 ms of cold import, for structured output only
     "StructuredResponse": "providers.abstractions.structured_output",
+    "get_response_as": "providers.abstractions.structured_output",
 }
 
 
@@ -183,6 +184,7 @@ __all__ = [
     "UsageDetails",
     "client_for",
     "create_chat_client",
+    "get_response_as",
     "load_config",
     "profile_for",
 ]

@@ -286,11 +286,14 @@ def _read_response_format(value: Any) -> ChatResponseFormat:
     kind = value["type"]
     if kind == "json_schema":
         inner = value["json_schema"]
+        description, strict = inner.get("description"), inner.get("strict")
+        if not isinstance(description, str | None) or not isinstance(strict, bool | None):
+            raise TypeError("not the typed form")
         return ChatResponseFormat.json_schema(
             inner["schema"],
             inner["name"],
-            description=inner.get("description"),
-            strict=inner.get("strict"),
+            description=description,
+            strict=strict,
         )
     return ChatResponseFormat(kind)
 

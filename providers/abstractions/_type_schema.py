@@ -53,8 +53,8 @@ def plan_for(
         return _build_plan(output_type, name, description, strict)
     if cached is None:
         cached = _build_plan(output_type, name, description, strict)
-        if len(_PLANS) >= _PLAN_CACHE_SIZE:
-            _PLANS.pop(next(iter(_PLANS)))
+        if len(_PLANS) >= _PLAN_CACHE_SIZE:  # types made on the fly: start over, never grow
+            _PLANS.clear()
         _PLANS[key] = cached
     return cached
 

@@ -2,7 +2,7 @@
 
 A row (``BackendProfile``) holds, for one server:
 
-* the *request* quirks the chat path obeys (``reasoning_fields`` … ``replay_reasoning``);
+* the *request* quirks the chat path obeys (``reasoning_fields`` … ``json_schema_fields``);
 * the *Responses API* quirks (``replays_function_calls``);
 * what *discovery* asks it after detection (``probes``, ``model_field_ignored``);
 * which *timings extractor* reads what it reports (``timings``).
@@ -31,7 +31,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-__all__ = ["PROFILES", "Backend", "BackendProfile", "TimingsKind", "profile_for"]
+__all__ = [
+    "PROFILES",
+    "Backend",
+    "BackendProfile",
+    "JsonSchemaField",
+    "TimingsKind",
+    "profile_for",
+]
 
 
 class Backend:
@@ -50,6 +57,15 @@ class Backend:
 
 TimingsKind = Literal["llamacpp", "vllm", "sglang", "generic"]
 """Which ``telemetry.extractors`` kind reads a backend's usage and timings."""
+
+JsonSchemaField = Literal["response_format", "json_schema", "structured_outputs"]
+"""A chat-request key that can carry a JSON Schema for the answer:
+
+* ``response_format``: OpenAI's ``{"type": "json_schema", "json_schema": {"name", "schema",
+  "strict"}}``;
+* ``json_schema``: llama.cpp's top-level key, the schema alone;
+* ``structured_outputs``: vLLM's ``{"json": schema}`` (vLLM ≥ 0.10; ``guided_json`` before,
+  which later versions ignore with a warning)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +99,16 @@ class BackendProfile:
     replay_reasoning: bool = False
     """Send earlier assistant reasoning back as ``reasoning_content`` (DeepSeek-style APIs want
     it; most chat templates drop or mis-render it)."""
+
+    json_schema_fields: tuple[JsonSchemaField, ...] = ("response_format",)
+    """Where a ``json_schema`` response format (``ChatResponseFormat.for_type``) goes. Every
+    server here honours ``response_format``, streamed or not, and constrains decoding to it:
+    llama-server compiles it to a grammar (checked live in
+    ``tests/integration/test_llamacpp_structured_output.py``), vLLM 0.33 turns it into
+    ``structured_outputs.json`` (``structured_outputs_from_response_format``, which also lets it
+    win over a ``structured_outputs`` sent beside it), SGLang 0.5 into the sampling
+    ``json_schema``; both rigs check the schema arrives there. So every row keeps the default
+    and sends the schema once; a server that knows only its native key gets a row naming it."""
 
     # --- Responses API requests ------------------------------------------------------------
 

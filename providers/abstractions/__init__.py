@@ -43,6 +43,7 @@ from providers.abstractions.errors import (
     ResponseTooLargeError,
     ServerError,
     StreamInterruptedError,
+    StructuredOutputError,
 )
 from providers.abstractions.functions import AIFunction, InvalidArgumentsError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
@@ -97,6 +98,7 @@ __all__ = [
     "ResponseTooLargeError",
     "ServerError",
     "StreamInterruptedError",
+    "StructuredOutputError",
     "TextContent",
     "TextReasoningContent",
     "ToolDeclaration",

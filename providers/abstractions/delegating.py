@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.services import capabilities_of, service_of
+
+if TYPE_CHECKING:
+    from providers.abstractions.structured_output import StructuredResponse
 
 _T = TypeVar("_T")
 
@@ -37,6 +40,17 @@ class DelegatingChatClient:
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
         return self.inner.get_streaming_response(messages, options)
+
+    async def get_response_as(
+        self, output_type: type[_T], messages: ChatInput, options: ChatOptions | None = None
+    ) -> StructuredResponse[_T]:
+        """``get_response`` asked for JSON of ``output_type`` (``ChatResponseFormat.for_type``),
+        read back as a validated value: ``.value``, with the whole ``.response``. Raises
+        ``StructuredOutputError`` (raw text and response kept) when the answer is not one."""
+        # deferred: pydantic's cold import (~65 ms), paid only by structured output
+        from providers.abstractions.structured_output import get_response_as
+
+        return await get_response_as(self, output_type, messages, options)
 
     def get_service(self, service_type: type[_T]) -> _T | None:
         """This layer, or whatever the layers inside it offer (``service_of``)."""

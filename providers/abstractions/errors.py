@@ -17,6 +17,8 @@ Branches follow what the caller does next::
     │   └── ResponseTooLargeError    past one of the client's Limits (limit: which one)
     ├── ContextLengthExceededError   the prompt does not fit: terminal whatever the status;
     │                                prompt_tokens, context_window when the server said them
+    ├── StructuredOutputError        get_response_as: the answer is not JSON of the requested
+    │                                type; text (raw), response, reason, problems
     └── ApiStatusError               an HTTP error status (or an error event in a stream);
         │                            408, 409 and unlisted statuses stay at this class
         ├── AuthenticationError      401: fix the key
@@ -62,6 +64,7 @@ __all__ = [
     "ResponseTooLargeError",
     "ServerError",
     "StreamInterruptedError",
+    "StructuredOutputError",
     "TimeoutPhase",
 ]
 
@@ -205,6 +208,36 @@ class ContextLengthExceededError(ProviderError):
 
     def _default_user_message(self) -> str:
         return "The conversation is too long for the model's context window."
+
+
+class StructuredOutputError(ProviderError):
+    """``get_response_as``: the model's answer is not a value of the requested type.
+
+    ``reason`` is ``invalid_json`` (no JSON, or JSON cut short: a ``length`` finish) or
+    ``schema_mismatch`` (JSON the type rejects); ``problems`` lists what the type rejected, one
+    line each, without the values. Nothing is lost: ``text`` is the raw answer as parsed,
+    ``response`` (also ``partial_response``) the whole ``ChatResponse`` with its usage, so a
+    caller can log it, repair it or ask again. The message names the type, never the text.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        text: str,
+        response: ChatResponse,
+        reason: Literal["invalid_json", "schema_mismatch"],
+        problems: tuple[str, ...] = (),
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(message, partial_response=response, **kwargs)
+        self.text = text
+        self.response = response
+        self.reason = reason
+        self.problems = problems
+
+    def _default_user_message(self) -> str:
+        return "The model's answer did not have the expected structure."
 
 
 class ApiStatusError(ProviderError):

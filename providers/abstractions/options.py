@@ -77,25 +77,70 @@ _MODES = {m.value: m for m in (ChatToolMode.AUTO, ChatToolMode.NONE, ChatToolMod
 
 @dataclass(slots=True, frozen=True)
 class ChatResponseFormat:
-    """Plain text, any JSON object, or JSON matching a schema."""
+    """Plain text, any JSON object, or JSON matching a schema.
+
+    ``strict`` and ``schema_description`` are written only when set: OpenAI enforces a schema
+    only with ``strict: true`` (and then rejects a schema outside its strict subset), while
+    llama.cpp, vLLM and SGLang constrain decoding to the schema either way.
+    """
 
     kind: str
     schema: Mapping[str, Any] | None = None
     schema_name: str | None = None
+    schema_description: str | None = None
+    strict: bool | None = None
 
     TEXT: ClassVar[ChatResponseFormat]
     JSON: ClassVar[ChatResponseFormat]
 
     @classmethod
-    def json_schema(cls, schema: Mapping[str, Any], name: str = "response") -> ChatResponseFormat:
-        return cls("json_schema", schema, name)
+    def json_schema(
+        cls,
+        schema: Mapping[str, Any],
+        name: str = "response",
+        *,
+        description: str | None = None,
+        strict: bool | None = None,
+    ) -> ChatResponseFormat:
+        return cls("json_schema", schema, name, description, strict)
+
+    @classmethod
+    def for_type(
+        cls,
+        output_type: Any,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool | None = None,
+    ) -> ChatResponseFormat:
+        """The ``json_schema`` format for values of ``output_type``: a pydantic model, a
+        dataclass, a ``TypedDict`` or any type pydantic's ``TypeAdapter`` takes (``list[int]``,
+        an ``Enum``, ``str``).
+
+        Named after the type, described by its docstring. A type whose JSON is not an object
+        is wrapped as ``{"data": <value>}`` (OpenAI's strict mode and several grammar engines
+        want an object at the top); ``get_response_as`` unwraps it. ``strict`` ``None`` makes
+        the schema strict where it can be (every object closed and every property required,
+        optional ones as nullable) and sends ``strict: true`` then; ``False`` sends pydantic's
+        schema as it is. See ``providers.abstractions.structured_output``.
+        """
+        # deferred: pydantic costs ~65 ms of cold import, paid only by structured output
+        from providers.abstractions._type_schema import plan_for
+
+        plan = plan_for(output_type, name, description, strict)
+        return cls.json_schema(
+            plan.schema, plan.name, description=plan.description, strict=plan.strict
+        )
 
     def to_openai(self) -> dict[str, Any]:
         if self.kind == "json_schema":
-            return {
-                "type": "json_schema",
-                "json_schema": {"name": self.schema_name or "response", "schema": self.schema},
-            }
+            inner: dict[str, Any] = {"name": self.schema_name or "response"}
+            if self.schema_description is not None:
+                inner["description"] = self.schema_description
+            inner["schema"] = self.schema
+            if self.strict is not None:
+                inner["strict"] = self.strict
+            return {"type": "json_schema", "json_schema": inner}
         return {"type": self.kind}
 
 
@@ -252,7 +297,15 @@ def _read_response_format(value: Any) -> ChatResponseFormat:
     kind = value["type"]
     if kind == "json_schema":
         inner = value["json_schema"]
-        return ChatResponseFormat.json_schema(inner["schema"], inner["name"])
+        description, strict = inner.get("description"), inner.get("strict")
+        if not isinstance(description, str | None) or not isinstance(strict, bool | None):
+            raise TypeError("not the typed form")
+        return ChatResponseFormat.json_schema(
+            inner["schema"],
+            inner["name"],
+            description=description,
+            strict=strict,
+        )
     return ChatResponseFormat(kind)
 
 

@@ -19,7 +19,7 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import httpx
 
@@ -39,7 +39,9 @@ from providers.transport.timeouts import Timeouts, budget_error
 
 if TYPE_CHECKING:
     from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
+    from providers.abstractions.chat_client import ChatClient, ChatInput
     from providers.abstractions.options import ChatOptions
+    from providers.abstractions.structured_output import StructuredResponse
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -104,6 +106,7 @@ forms) that its errors must mask besides the client's own."""
 
 _Client = TypeVar("_Client", bound="HttpClientBase")
 _Service = TypeVar("_Service")
+_Value = TypeVar("_Value")
 StatusErrorMethod = Callable[[_Client, int, bytes, httpx.Headers], ProviderError]
 
 
@@ -207,6 +210,16 @@ class HttpClientBase:
         if not extra:
             return self._headers, ()
         return merge_request_headers(self._headers, extra), _secrets_of(extra, self.endpoint)
+
+    async def get_response_as(
+        self, output_type: type[_Value], messages: ChatInput, options: ChatOptions | None = None
+    ) -> StructuredResponse[_Value]:
+        """``get_response`` asked for JSON of ``output_type``, read back as a validated value
+        (``providers.abstractions.structured_output``); a subclass supplies ``get_response``."""
+        # deferred: pydantic's cold import (~65 ms), paid only by structured output
+        from providers.abstractions.structured_output import get_response_as
+
+        return await get_response_as(cast("ChatClient", self), output_type, messages, options)
 
     def get_service(self, service_type: type[_Service]) -> _Service | None:
         """This client if it is a ``service_type``; its ``ChatClientMetadata`` (backend, API

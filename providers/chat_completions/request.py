@@ -21,7 +21,7 @@ from typing import Any
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
 from providers.abstractions.openai_format import json_text, unencodable
-from providers.abstractions.options import ChatOptions
+from providers.abstractions.options import ChatOptions, ChatResponseFormat
 from providers.backends import BackendProfile
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "json_text",
     "merge_extra",
     "messages_to_wire",
+    "response_format_fields",
     "set_if_given",
 ]
 
@@ -82,7 +83,7 @@ def build_chat_request(
     if options.tool_mode is not None:
         body["tool_choice"] = options.tool_mode.to_openai()
     if options.response_format is not None:
-        body["response_format"] = options.response_format.to_openai()
+        body.update(response_format_fields(options.response_format, profile))
     for key, value in options.additional_properties.items():
         if key == "stream_options" and not stream:
             # vLLM answers 400 to stream_options without stream (docs/wire.md §2.4), so options
@@ -92,6 +93,26 @@ def build_chat_request(
         merge_extra(body, key, value, _CORE_KEYS)
     check_encodable(body)
     return body
+
+
+def response_format_fields(
+    response_format: ChatResponseFormat, profile: BackendProfile
+) -> dict[str, Any]:
+    """The body keys of a response format on ``profile``'s server: a ``json_schema`` format in
+    each of the row's ``json_schema_fields`` (backend quirks as data); text and ``json_object``
+    as ``response_format``, which every server spells alike."""
+    if response_format.kind != "json_schema":
+        return {"response_format": response_format.to_openai()}
+    schema = dict(response_format.schema or {})
+    fields: dict[str, Any] = {}
+    for key in profile.json_schema_fields:
+        if key == "response_format":
+            fields[key] = response_format.to_openai()
+        elif key == "structured_outputs":
+            fields[key] = {"json": schema}
+        else:
+            fields[key] = schema
+    return fields
 
 
 def set_if_given(body: dict[str, Any], key: str, value: Any) -> None:

@@ -21,7 +21,7 @@ error class when the fallback answered. A fallback is also logged (``llm.fallbac
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
@@ -33,7 +33,11 @@ from providers.abstractions.properties import set_property
 from providers.abstractions.services import capabilities_of, service_of
 from providers.layers.stream_head import Head, read_head, replayable
 
+if TYPE_CHECKING:
+    from providers.abstractions.structured_output import StructuredResponse
+
 _Service = TypeVar("_Service")
+_Value = TypeVar("_Value")
 
 __all__ = [
     "ANSWERED_BY",
@@ -185,6 +189,17 @@ class FallbackChatClient:
         except ProviderError as error:
             self._both_failed(failed, error)
             raise
+
+    async def get_response_as(
+        self, output_type: type[_Value], messages: ChatInput, options: ChatOptions | None = None
+    ) -> StructuredResponse[_Value]:
+        """``get_response`` asked for a value of ``output_type`` (as on every client): the
+        fallback answers the same request if the main backend fails; the answer is then read
+        and validated once, whoever gave it."""
+        # deferred: pydantic's cold import (~65 ms), paid only by structured output
+        from providers.abstractions.structured_output import get_response_as
+
+        return await get_response_as(self, output_type, messages, options)
 
     def get_service(self, service_type: type[_Service]) -> _Service | None:
         """This client, or what the main backend's stack offers (the fallback answers only

@@ -103,10 +103,17 @@ def _tool_choice(mode: ChatToolMode) -> str | dict[str, Any]:
 
 
 def _text_format(response_format: ChatResponseFormat) -> dict[str, Any]:
+    """``text.format``: the chat ``json_schema`` object's keys, flattened into the format (the
+    Responses API's shape); ``description`` and ``strict`` only when set, as on the chat path."""
     if response_format.kind == "json_schema":
-        return {
+        text_format: dict[str, Any] = {
             "type": "json_schema",
             "name": response_format.schema_name or "response",
-            "schema": dict(response_format.schema or {}),
         }
+        if response_format.schema_description is not None:
+            text_format["description"] = response_format.schema_description
+        text_format["schema"] = dict(response_format.schema or {})
+        if response_format.strict is not None:
+            text_format["strict"] = response_format.strict
+        return text_format
     return {"type": response_format.kind}

@@ -336,7 +336,7 @@ def test_option_shapes_the_typed_form_cannot_hold_are_kept_as_given() -> None:
         "tool_choice": {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": []}},
         "response_format": {
             "type": "json_schema",
-            "json_schema": {"name": "o", "schema": {}, "strict": True},
+            "json_schema": {"name": "o", "schema": {}, "strict": "yes"},
         },
         "temperature": None,
         "seed": "7",

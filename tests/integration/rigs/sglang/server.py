@@ -43,6 +43,8 @@ class ReceivedPrompt(ReceivedRequest):
     script_token_count: int
     """How many ids the scripted text was for this request (end-of-sequence not counted)."""
     rid: str
+    json_schema: str | None = None
+    """The sampling parameters' JSON Schema (text), as the scheduler got it; ``None`` without."""
 
 
 class SglangServer(ScriptedServer[ReceivedPrompt]):
@@ -81,4 +83,5 @@ class SglangServer(ScriptedServer[ReceivedPrompt]):
             max_new_tokens=entry["max_new_tokens"],
             script_token_count=entry["script_tokens"],
             rid=entry["rid"],
+            json_schema=entry.get("json_schema"),
         )

@@ -18,7 +18,9 @@ multi-token steps (speculative decoding) and engine-side errors.
 
 Each finished request appends one JSON line to ``OAICOMPAT_RIG_PROMPT_LOG``: the prompt as the
 engine received it (decoded, special tokens kept), its token count, how many tokens were emitted
-and why it finished, so tests can check what the model was actually shown.
+and why it finished, so tests can check what the model was actually shown, and the structured
+output constraint the request carried (``structured_outputs``: what vLLM made of
+``response_format``; the scripted engine does not enforce it).
 """
 
 from __future__ import annotations
@@ -138,6 +140,7 @@ class ScriptedEngineClient(EngineCoreClient):  # type: ignore[misc]
             "output_tokens": emitted,
             "finish": why,
             "time": time.time(),
+            "structured_outputs": _structured_outputs(request.sampling_params),
         }
         with open(self.prompt_log, "a", encoding="utf-8") as log:
             log.write(json.dumps(line) + "\n")
@@ -191,6 +194,18 @@ class ScriptedEngineClient(EngineCoreClient):  # type: ignore[misc]
             with contextlib.suppress(RuntimeError):  # the loop may already be closed
                 task.cancel()
         self._tasks.clear()
+
+
+def _structured_outputs(params: Any) -> dict[str, Any] | None:
+    """The constraint vLLM's front end put on the request (``response_format`` becomes
+    ``structured_outputs``) and the grammar backend that validated it, or ``None``."""
+    constraint = getattr(params, "structured_outputs", None)
+    if constraint is None:
+        return None
+    kinds = ("json", "regex", "choice", "grammar", "json_object", "structural_tag")
+    logged = {kind: getattr(constraint, kind) for kind in kinds if getattr(constraint, kind, None)}
+    logged["backend"] = getattr(constraint, "_backend", None)
+    return logged
 
 
 def install() -> None:

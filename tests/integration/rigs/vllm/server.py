@@ -37,6 +37,9 @@ class EngineRecord(ReceivedRequest):
     request_id: str
     output_tokens: int
     finish: str
+    structured_outputs: dict[str, Any] | None = None
+    """The request's structured output constraint as the engine got it (``json``: the schema,
+    ``backend``: the grammar backend vLLM validated it with), ``None`` without one."""
 
 
 class VllmServer(ScriptedServer[EngineRecord]):
@@ -84,4 +87,5 @@ class VllmServer(ScriptedServer[EngineRecord]):
             request_id=entry["request_id"],
             output_tokens=entry["output_tokens"],
             finish=entry["finish"],
+            structured_outputs=entry.get("structured_outputs"),
         )

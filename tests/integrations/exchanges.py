@@ -10,12 +10,14 @@ import contextlib
 import importlib
 import json
 import os
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from providers import ChatClient, ChatInput, ChatOptions, ChatResponseUpdate, DelegatingChatClient
 from providers.replay.server import ReceivedRequest, RecordedReply
 from providers.replay.transcripts import Transcript, iter_transcripts
 
@@ -186,3 +188,19 @@ class StallingServer:
             self.closed.set()
         finally:
             writer.close()
+
+
+class KeepsStreams(DelegatingChatClient):
+    """Holds every stream it hands out, so only an explicit close (never the garbage collector
+    finalizing a dropped generator) can release the upstream request in a cancellation test."""
+
+    def __init__(self, inner: ChatClient) -> None:
+        super().__init__(inner)
+        self.streams: list[AsyncIterator[ChatResponseUpdate]] = []
+
+    def get_streaming_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        stream = super().get_streaming_response(messages, options)
+        self.streams.append(stream)
+        return stream

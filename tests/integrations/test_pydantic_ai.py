@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 
-from providers import ChatClient, create_chat_client
+from providers import create_chat_client
 from providers.replay.server import ReplayServer
 from tests.integrations.exchanges import (
     BY_ID,
     SCENARIOS,
     Exchange,
+    KeepsStreams,
     Scenario,
     StallingServer,
     Weather,
@@ -47,8 +48,10 @@ from pydantic_ai.messages import (  # noqa: E402
 from providers.integrations.pydantic_ai import OaicompatModel  # noqa: E402
 
 
-def client(server: ReplayServer | StallingServer, backend: str) -> ChatClient:
-    return create_chat_client(server.base_url, backend=backend, telemetry=False, retry=None)
+def client(server: ReplayServer | StallingServer, backend: str) -> KeepsStreams:
+    return KeepsStreams(
+        create_chat_client(server.base_url, backend=backend, telemetry=False, retry=None)
+    )
 
 
 async def run(

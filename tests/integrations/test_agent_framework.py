@@ -18,7 +18,14 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from providers import create_chat_client
+from providers import (
+    AuthenticationError,
+    InvalidRequestError,
+    InvalidResponseError,
+    ProviderError,
+    ServerError,
+    create_chat_client,
+)
 from providers.replay.server import ReplayServer
 from tests.integrations.exchanges import (
     BY_ID,
@@ -37,10 +44,13 @@ require("agent_framework", "agent-framework")
 from agent_framework import Agent, AgentResponse  # noqa: E402
 from agent_framework.exceptions import (  # noqa: E402
     ChatClientException,
+    ChatClientInvalidAuthException,
     ChatClientInvalidRequestException,
+    ChatClientInvalidResponseException,
 )
 
 from providers.integrations.agent_framework import OaicompatChatClient  # noqa: E402
+from providers.integrations.agent_framework._contents import to_framework_error  # noqa: E402
 
 INSTRUCTIONS = "Answer in one sentence."
 
@@ -204,3 +214,38 @@ async def test_cancelling_the_run_closes_the_upstream_request() -> None:
         with pytest.raises(asyncio.CancelledError):
             await task
         await asyncio.wait_for(server.closed.wait(), 5)
+
+
+async def test_a_call_the_server_cut_off_is_kept_but_never_runs() -> None:
+    """vLLM cut the call at ``max_tokens``: the call stays in the answer, with the reason in
+    ``exception``, marked informational so the function-invocation layer does not run it."""
+    weather = Weather()
+    exchange = Exchange([BY_ID["vllm/captured--qwen3-hermes--stream-tool-call-length-cut"]])
+    async with ReplayServer(exchange.answer) as server:
+        agent = OaicompatChatClient(client(server, "vllm")).as_agent(tools=[weather.get_weather])
+        stream = agent.run("What is the weather in Paris?", stream=True)
+        [_ async for _ in stream]
+        response = await stream.get_final_response()
+    assert weather.ran == []
+    assert len(exchange.bodies) == 1
+    (call,) = [c for m in response.messages for c in m.contents if c.type == "function_call"]
+    assert call.informational_only and call.exception
+    assert response.finish_reason == "length"
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (AuthenticationError("bad key", status=401), ChatClientInvalidAuthException),
+        (InvalidRequestError("bad tools", status=400), ChatClientInvalidRequestException),
+        (InvalidResponseError("not JSON"), ChatClientInvalidResponseException),
+        (ServerError("boom", status=500), ChatClientException),
+    ],
+    ids=["401", "400", "unreadable", "500"],
+)
+def test_each_failure_is_the_frameworks_chat_client_exception(
+    error: ProviderError, expected: type[Exception]
+) -> None:
+    translated = to_framework_error(error)
+    assert type(translated) is expected
+    assert translated.args[1] is error

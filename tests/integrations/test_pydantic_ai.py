@@ -9,13 +9,21 @@ request; the tests check what pydantic-ai saw (parts, output, usage) and what we
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from providers import create_chat_client
+from providers import (
+    BackendUnavailableError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    create_chat_client,
+)
 from providers.replay.server import ReplayServer
 from tests.integrations.exchanges import (
     BY_ID,
@@ -33,9 +41,14 @@ require("pydantic_ai", "pydantic-ai")
 
 from pydantic_ai import Agent  # noqa: E402
 from pydantic_ai.exceptions import (  # noqa: E402
+    ModelConnectionError,
     ModelContextWindowExceededError,
     ModelHTTPError,
+    ModelRateLimitError,
     ModelServerError,
+    ModelTimeoutError,
+    ModelUnavailableError,
+    UnexpectedModelBehavior,
 )
 from pydantic_ai.messages import (  # noqa: E402
     ModelMessage,
@@ -46,6 +59,7 @@ from pydantic_ai.messages import (  # noqa: E402
 )
 
 from providers.integrations.pydantic_ai import OaicompatModel  # noqa: E402
+from providers.integrations.pydantic_ai._convert import to_model_error  # noqa: E402
 
 
 def client(server: ReplayServer | StallingServer, backend: str) -> KeepsStreams:
@@ -197,3 +211,47 @@ async def test_the_context_window_comes_from_what_the_caller_or_the_server_says(
     ) as server:
         assert OaicompatModel(client(server, "vllm"), context_window=4096).context_window == 4096
         assert OaicompatModel(client(server, "vllm")).context_window is None
+
+
+async def test_a_call_the_server_cut_off_never_runs() -> None:
+    """vLLM cut the call at ``max_tokens``: its arguments are no JSON object. The part keeps the
+    text the server sent (here none), so pydantic-ai's own argument validation rejects it; the
+    tool must not run with made-up empty arguments."""
+    ran: list[dict[str, str]] = []
+
+    def get_weather(city: str = "Paris", unit: str = "celsius") -> str:
+        """Current weather in a city (every argument optional: empty arguments would run)."""
+        ran.append({"city": city, "unit": unit})
+        return "Sunny"
+
+    exchange = Exchange(
+        [
+            BY_ID["vllm/captured--qwen3-hermes--stream-tool-call-length-cut"],
+            BY_ID["vllm/captured--plain--stream-text"],
+        ]
+    )
+    async with ReplayServer(exchange.answer) as server:
+        agent = Agent(OaicompatModel(client(server, "vllm")), tools=[get_weather])
+        with contextlib.suppress(UnexpectedModelBehavior):
+            async with agent.run_stream("What is the weather in Paris?") as result:
+                await result.get_output()
+    assert ran == []
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (RateLimitError("slow down", status=429, retry_after=2.0), ModelRateLimitError),
+        (BackendUnavailableError("loading", status=503), ModelUnavailableError),
+        (ProviderConnectionError("refused"), ModelConnectionError),
+        (ProviderTimeoutError("no first token", phase="first_token"), ModelTimeoutError),
+    ],
+    ids=["429", "503", "connection", "timeout"],
+)
+def test_each_failure_is_the_category_pydantic_ai_retries_and_falls_back_on(
+    error: ProviderError, expected: type[Exception]
+) -> None:
+    translated = to_model_error(error, "m")
+    assert isinstance(translated, expected)
+    assert isinstance(translated, ModelHTTPError) == (error.status is not None)
+    assert translated.retry_after == error.retry_after

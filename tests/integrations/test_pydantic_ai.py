@@ -252,6 +252,6 @@ def test_each_failure_is_the_category_pydantic_ai_retries_and_falls_back_on(
     error: ProviderError, expected: type[Exception]
 ) -> None:
     translated = to_model_error(error, "m")
-    assert isinstance(translated, expected)
-    assert isinstance(translated, ModelHTTPError) == (error.status is not None)
     assert translated.retry_after == error.retry_after
+    assert isinstance(translated, ModelHTTPError) == (error.status is not None)
+    assert isinstance(translated, expected)

@@ -26,7 +26,10 @@ from providers import (
     ServerError,
     create_chat_client,
 )
+from providers.abstractions.services import service_of
+from providers.layers.retry import RetryingChatClient
 from providers.replay.server import ReplayServer
+from telemetry.telemetry_client import TelemetryChatClient
 from tests.integrations.exchanges import (
     BY_ID,
     SCENARIOS,
@@ -131,6 +134,9 @@ async def test_from_config_builds_the_configured_pipeline(tmp_path: Path) -> Non
             )
         )
         chat = OaicompatChatClient.from_config(config, role="main")
+        # The framework instruments the call; oaicompat's own telemetry layer is left out.
+        assert service_of(chat.client, TelemetryChatClient) is None
+        assert service_of(chat.client, RetryingChatClient) is not None
         assert chat.service_url() == server.base_url + "/v1"
         response = await run(scenario, chat, weather)
         await chat.aclose()

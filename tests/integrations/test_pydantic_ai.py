@@ -24,7 +24,10 @@ from providers import (
     RateLimitError,
     create_chat_client,
 )
+from providers.abstractions.services import service_of
+from providers.layers.retry import RetryingChatClient
 from providers.replay.server import ReplayServer
+from telemetry.telemetry_client import TelemetryChatClient
 from tests.integrations.exchanges import (
     BY_ID,
     SCENARIOS,
@@ -139,6 +142,9 @@ async def test_from_config_builds_the_configured_pipeline(tmp_path: Path) -> Non
             )
         )
         model = OaicompatModel.from_config(config, role="main")
+        # The framework instruments the call; oaicompat's own telemetry layer is left out.
+        assert service_of(model.client, TelemetryChatClient) is None
+        assert service_of(model.client, RetryingChatClient) is not None
         assert (model.model_name, model.system, model.base_url) == (
             "qwen3",
             "vllm",

@@ -1,0 +1,8 @@
+"""oaicompat as a Microsoft Agent Framework chat client (extra ``agent-framework``)."""
+
+from providers.integrations.agent_framework._client import (
+    OaicompatChatClient,
+    OaicompatChatOptions,
+)
+
+__all__ = ["OaicompatChatClient", "OaicompatChatOptions"]

@@ -19,14 +19,16 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import httpx
 
 from capabilities.model_id import model_not_found_error
+from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.services import ChatClientMetadata
+from providers.abstractions.sync_client import SyncChatClient
 from providers.backends import BackendProfile
 from providers.transport.bodies import ACCEPT_ENCODING, read_whole
 from providers.transport.endpoint import Endpoint, redact_url
@@ -166,6 +168,10 @@ class HttpClientBase:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+    def as_sync(self) -> SyncChatClient:
+        """This client behind a blocking API (``SyncChatClient``), on a private loop thread."""
+        return SyncChatClient(cast("ChatClient", self))  # (each wire client is a ChatClient)
 
     async def aclose(self) -> None:
         if self._owns_http:

@@ -40,6 +40,19 @@ def _completion(text: str) -> bytes:
     ).encode()
 
 
+def _response(text: str) -> bytes:
+    """A non-streamed Responses API answer."""
+    message = {
+        "type": "message",
+        "id": "m1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+    body = {"id": "r1", "object": "response", "status": "completed", "output": [message]}
+    return json.dumps(body).encode()
+
+
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
     body = {
         "id": "c1",
@@ -87,7 +100,9 @@ def _handler(chat: LoopbackChat) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             chat.note(id(self.connection))
             request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            if chat.status != 200:
+            if self.path.endswith("/responses"):
+                self._send(200, _response("".join(chat.words)))
+            elif chat.status != 200:
                 self._send(chat.status, b'{"error": {"message": "no", "type": "server_error"}}')
             elif request.get("stream"):
                 self._stream()

@@ -28,6 +28,7 @@ from providers.abstractions.errors import (
     BackendUnavailableError,
     ConfigurationError,
     ContextLengthExceededError,
+    EventLoopError,
     InvalidRequestError,
     InvalidResponseError,
     ModelNotFoundError,
@@ -55,6 +56,7 @@ from providers.abstractions.services import ChatClientMetadata
 
 if _TYPE_CHECKING:
     from providers.abstractions.structured_output import StructuredResponse, get_response_as
+    from providers.abstractions.sync_client import SyncChatClient
     from providers.backends import BackendProfile, profile_for
     from providers.builder import ChatClientBuilder
     from providers.chat_completions.client import (
@@ -115,6 +117,7 @@ _LAZY: dict[str, str] = {
     # pydantic, ~65 ms of cold import, for structured output only
     "StructuredResponse": "providers.abstractions.structured_output",
     "get_response_as": "providers.abstractions.structured_output",
+    "SyncChatClient": "providers.abstractions.sync_client",
 }
 
 
@@ -147,6 +150,7 @@ __all__ = [
     "DelegatingChatClient",
     "Endpoint",
     "ErrorContent",
+    "EventLoopError",
     "ExtraBodyChatClient",
     "FallbackChatClient",
     "FunctionCallContent",
@@ -178,6 +182,7 @@ __all__ = [
     "StreamInterruptedError",
     "StructuredOutputError",
     "StructuredResponse",
+    "SyncChatClient",
     "TelemetryChatClient",
     "TextContent",
     "TextReasoningContent",

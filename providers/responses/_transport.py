@@ -53,7 +53,7 @@ class ResponsesTransport:
 
     def __init__(
         self,
-        http: httpx.AsyncClient,
+        http: Callable[[], httpx.AsyncClient],
         *,
         url: str,
         backend: str,
@@ -63,7 +63,7 @@ class ResponsesTransport:
         limits: Limits = DEFAULT_LIMITS,
         secrets: tuple[str, ...] = (),
     ) -> None:
-        self._http = http
+        self._http = http  # (the running loop's pool: the client keeps one per loop)
         self._secrets = secrets
         self._limits = limits
         self._backend = backend
@@ -104,7 +104,7 @@ class ResponsesTransport:
         """
         sent, secrets = headers or (self._headers, ())
         response, content, stamps = await fetch_whole(
-            self._http,
+            self._http(),
             method,
             url,
             body=body,
@@ -145,7 +145,7 @@ class ResponsesTransport:
         clock = time.monotonic
         try:
             with self._error_mapping(state, watch, secrets):
-                async with self._http.stream(
+                async with self._http().stream(
                     method,
                     url,
                     json=body,

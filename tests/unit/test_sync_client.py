@@ -27,6 +27,7 @@ from providers import (
     ProviderTimeoutError,
     ServerError,
     StreamInterruptedError,
+    StructuredOutputError,
     SyncChatClient,
     Timeouts,
     create_chat_client,
@@ -286,11 +287,18 @@ def test_get_response_as_reaches_the_wrapped_clients_own() -> None:
         assert list(client.get_streaming_response("hi")) == []
 
 
-def test_get_response_as_is_an_attribute_error_where_the_client_has_none(
+def test_get_response_as_through_the_wire_client_gives_a_validated_value(
     chat: LoopbackChat,
 ) -> None:
-    wire = _client(chat)
-    if hasattr(wire, "get_response_as"):
-        pytest.skip("the wire client has get_response_as (issue #22 part 6)")
-    with SyncChatClient(wire) as client, pytest.raises(AttributeError):
-        client.get_response_as(int, "hi")
+    """The sync wrapper reaches the wire client's own ``get_response_as`` (issue #22 part 6):
+    the server's JSON comes back as a validated instance in the caller's thread, and a reply
+    that does not fit the type is the typed error, raised there too."""
+    chat.words = ['{"data": [1, 2', ", 3]}"]
+    with SyncChatClient(_client(chat)) as client:
+        result = client.get_response_as(list[int], "count to three")
+        assert result.value == [1, 2, 3]
+        assert result.response.text == '{"data": [1, 2, 3]}'
+        chat.words = ["not json"]
+        with pytest.raises(StructuredOutputError) as caught:
+            client.get_response_as(list[int], "count to three")
+        assert caught.value.text == "not json"

@@ -31,7 +31,7 @@ import threading
 import weakref
 from collections.abc import Callable, Coroutine, Generator
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from providers.abstractions._loop_thread import (
     Call,
@@ -47,6 +47,9 @@ from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdat
 from providers.abstractions.errors import EventLoopError, ProviderTimeoutError
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.services import ChatClientMetadata
+
+if TYPE_CHECKING:
+    from providers.abstractions.structured_output import StructuredResponse
 
 __all__ = ["SyncChatClient"]
 
@@ -163,13 +166,23 @@ class SyncChatClient:
         options: ChatOptions | None = None,
         *,
         timeout: float | None = None,
-    ) -> _T:
-        """The answer as a validated ``output_type`` instance, when the wrapped client offers
-        ``get_response_as`` (an ``AttributeError`` otherwise)."""
+    ) -> StructuredResponse[_T]:
+        """The answer as a validated ``output_type`` instance (``StructuredResponse.value``):
+        the wrapped client's own ``get_response_as`` when it has one, else the generic one that
+        works over any client's ``get_response``."""
         method = getattr(self._client, "get_response_as", None)
         if method is None:
-            raise AttributeError(f"{type(self._client).__name__} has no get_response_as")
-        result: _T = self._call(lambda: method(output_type, messages, options), timeout)
+            # deferred: pydantic's cold import (~65 ms), paid only by structured output
+            from providers.abstractions import structured_output
+
+            client = self._client
+            return self._call(
+                lambda: structured_output.get_response_as(client, output_type, messages, options),
+                timeout,
+            )
+        result: StructuredResponse[_T] = self._call(
+            lambda: method(output_type, messages, options), timeout
+        )
         return result
 
     def get_streaming_response(

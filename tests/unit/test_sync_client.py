@@ -17,6 +17,7 @@ import pytest
 
 from providers import (
     ChatClientMetadata,
+    ChatMessage,
     ChatOptions,
     ChatResponse,
     ChatResponseUpdate,
@@ -283,8 +284,32 @@ def test_a_call_from_its_own_loop_thread_is_refused_not_deadlocked() -> None:
 
 def test_get_response_as_reaches_the_wrapped_clients_own() -> None:
     with SyncChatClient(_Calling()) as client:
-        assert client.get_response_as(int, "hi") == 7
+        own: Any = client.get_response_as(int, "hi")  # (the fake answers a bare value)
+        assert own == 7
         assert list(client.get_streaming_response("hi")) == []
+
+
+class _PlainClient:
+    """A client of the caller's own with ``get_response`` only."""
+
+    async def get_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> ChatResponse:
+        assert options is not None and options.response_format is not None
+        return ChatResponse([ChatMessage.assistant('{"data": 5}')])
+
+    def get_streaming_response(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_get_response_as_works_over_a_client_without_its_own() -> None:
+    with SyncChatClient(_PlainClient()) as client:
+        assert client.get_response_as(int, "five").value == 5
 
 
 def test_get_response_as_through_the_wire_client_gives_a_validated_value(

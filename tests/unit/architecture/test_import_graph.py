@@ -33,6 +33,7 @@ RANKS: dict[str, int] = {
     "providers.factory": 9,
     "providers.config": 10,
     "providers.cli": 11,
+    "providers.integrations": 11,
     "providers.__main__": 12,
     "providers": 12,
 }

@@ -24,7 +24,6 @@ from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
     BaseMessage,
-    ChatMessage as LangChainChatMessage,
     FunctionMessage,
     HumanMessage,
     InvalidToolCall,
@@ -32,6 +31,9 @@ from langchain_core.messages import (
     ToolCall,
     ToolCallChunk,
     ToolMessage,
+)
+from langchain_core.messages import (
+    ChatMessage as LangChainChatMessage,
 )
 from langchain_core.messages.ai import InputTokenDetails, OutputTokenDetails, UsageMetadata
 from langchain_core.utils.json import parse_partial_json

@@ -33,7 +33,6 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.contents import FunctionCallContent, UsageContent
 from providers.abstractions.errors import ProviderError
@@ -169,7 +168,9 @@ class ChatOaicompat(BaseChatModel):
         except ProviderError as error:
             raise langchain_error(error) from error
         finally:
-            await updates.aclose()  # type: ignore[attr-defined]
+            close = getattr(updates, "aclose", None)
+            if close is not None:
+                await close()
         yield chunks.last()
 
     async def aclose(self) -> None:

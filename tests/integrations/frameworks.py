@@ -29,9 +29,9 @@ def require(module: str) -> ModuleType:
     install, not an optional feature)."""
     if os.environ.get("CI"):
         return importlib.import_module(module)
-    return pytest.importorskip(
-        module, reason=f"{module} not installed: pip install -e '.[frameworks]'"
-    )
+    reason = f"{module} not installed: pip install -e '.[frameworks]'"
+    found: ModuleType = pytest.importorskip(module, reason=reason)
+    return found
 
 
 @dataclass
@@ -150,7 +150,7 @@ async def run_openai_agents(openai_client: Any, stream: bool) -> AgentRun:
             pass
     else:
         result = await agents.Runner.run(agent, QUESTION)
-    first_turn = []
+    first_turn: list[Any] = []
     for item in result.new_items:
         if isinstance(item, agents.ToolCallItem):
             break

@@ -48,10 +48,10 @@ class Turn:
     def body(self) -> bytes:
         return self.path.read_bytes()
 
-    @property
-    def usage(self) -> dict[str, int | None]:
-        usage: dict[str, int | None] = self.expected["usage"]
-        return usage
+    def count(self, name: str) -> int:
+        """One of the recorded usage counts (``input_token_count``…); unreported is 0."""
+        value = self.expected["usage"][name]
+        return int(value) if value is not None else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +140,10 @@ class TwoTurnServer(ReplayServer):
         super().__init__(self._reply)
         self.scenario = scenario
         self.chat_requests: list[dict[str, Any]] = []
+
+    async def __aenter__(self) -> TwoTurnServer:
+        await super().__aenter__()
+        return self
 
     def _reply(self, request: ReceivedRequest) -> RecordedReply:
         if not request.path.endswith("/chat/completions"):

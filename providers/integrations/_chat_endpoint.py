@@ -113,8 +113,8 @@ def error_envelope(error: ProviderError, status: int) -> dict[str, Any]:
     """OpenAI's ``{"error": {...}}``; the message is the technical one, which never holds a
     credential (the wire clients mask echoed secrets before an error is built)."""
     code = error.code
-    if code is None and isinstance(error, ContextLengthExceededError):
-        code = "context_length_exceeded"  # what OpenAI sends, and what frameworks look for
+    if isinstance(error, ContextLengthExceededError):
+        code = "context_length_exceeded"  # OpenAI's code, which frameworks look for
     return {
         "error": {
             "message": str(error),

@@ -16,7 +16,8 @@ falls back to the only served model, knows SGLang, reads llama.cpp's context as 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -55,7 +56,7 @@ class OpenAiCompatibleCapabilityResolver:
     def __init__(
         self,
         base_url: str | Endpoint,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: httpx.AsyncClient | Callable[[], httpx.AsyncClient] | None = None,
         api_key: str | None = None,
         overrides: CapabilityOverrides | Mapping[str, Any] | None = None,
         probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
@@ -71,9 +72,14 @@ class OpenAiCompatibleCapabilityResolver:
             {"Accept": "application/json", **(headers or {})}, api_key
         )
         self._owns_http = http_client is None
-        self._http = http_client or new_http_client()
+        # A wire client passes how to find its running loop's pool (it keeps one per loop).
+        self._http_of = http_client if callable(http_client) else None
+        self._http = None if callable(http_client) else http_client or new_http_client()
         self._cache: dict[tuple[str, str | None], ModelCapabilities] = {}
-        self._locks: dict[tuple[str, str | None], asyncio.Lock] = {}
+        # An asyncio.Lock belongs to the loop that first waited on it: one set per loop.
+        self._locks: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[tuple[str, str | None], asyncio.Lock]
+        ] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
         # Never the headers: they hold the API key.
@@ -91,7 +97,7 @@ class OpenAiCompatibleCapabilityResolver:
         await self.aclose()
 
     async def aclose(self) -> None:
-        if self._owns_http:
+        if self._owns_http and self._http is not None:
             await self._http.aclose()
 
     def invalidate(self, *model_ids: str | None) -> None:
@@ -114,7 +120,8 @@ class OpenAiCompatibleCapabilityResolver:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        lock = self._locks.setdefault(key, asyncio.Lock())
+        locks = self._locks.setdefault(asyncio.get_running_loop(), {})
+        lock = locks.setdefault(key, asyncio.Lock())
         async with lock:
             cached = self._cache.get(key)
             if cached is not None:
@@ -148,7 +155,9 @@ class OpenAiCompatibleCapabilityResolver:
         return validate_model_id(model_id, served, backend=backend, base_url=self.endpoint.api_base)
 
     async def _resolve(self, model_id: str | None) -> ModelCapabilities:
-        prober = Prober(self._http, headers=self._headers, timeout=self.probe_timeout)
+        http = self._http_of() if self._http_of is not None else self._http
+        assert http is not None
+        prober = Prober(http, headers=self._headers, timeout=self.probe_timeout)
         backend = await self._backend(prober)
         traits = traits_for(backend.value)
         listing, findings, answered = await _probe(prober, self.endpoint, traits.probes, model_id)

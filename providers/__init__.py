@@ -28,6 +28,7 @@ from providers.abstractions.errors import (
     BackendUnavailableError,
     ConfigurationError,
     ContextLengthExceededError,
+    EventLoopError,
     InvalidRequestError,
     InvalidResponseError,
     ModelNotFoundError,
@@ -53,6 +54,7 @@ from providers.abstractions.options import (
 from providers.abstractions.services import ChatClientMetadata
 
 if _TYPE_CHECKING:
+    from providers.abstractions.sync_client import SyncChatClient
     from providers.backends import BackendProfile, profile_for
     from providers.builder import ChatClientBuilder
     from providers.chat_completions.client import (
@@ -107,6 +109,7 @@ _LAZY: dict[str, str] = {
     "ConversationMode": "providers.responses",
     "OpenAiCompatibleResponsesClient": "providers.responses",
     "ResponsesEventNormalizer": "providers.responses",
+    "SyncChatClient": "providers.abstractions.sync_client",
 }
 
 
@@ -139,6 +142,7 @@ __all__ = [
     "DelegatingChatClient",
     "Endpoint",
     "ErrorContent",
+    "EventLoopError",
     "ExtraBodyChatClient",
     "FallbackChatClient",
     "FunctionCallContent",
@@ -166,6 +170,7 @@ __all__ = [
     "ServerSentEvent",
     "SseDecoder",
     "StreamInterruptedError",
+    "SyncChatClient",
     "TelemetryChatClient",
     "TextContent",
     "TextReasoningContent",

@@ -16,6 +16,7 @@ from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.services import capabilities_of, service_of
+from providers.abstractions.sync_client import SyncChatClient
 
 _T = TypeVar("_T")
 
@@ -47,6 +48,10 @@ class DelegatingChatClient:
     async def get_capabilities(self, *, refresh: bool = False) -> Any:
         """The wire client's ``get_capabilities()``, through every layer in between."""
         return await capabilities_of(self.inner, refresh=refresh)
+
+    def as_sync(self) -> SyncChatClient:
+        """This client behind a blocking API (``SyncChatClient``), on a private loop thread."""
+        return SyncChatClient(self)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -5,6 +5,8 @@ Branches follow what the caller does next::
     ProviderError                    root: status, backend, error_type, code, param, user_message,
     │                                body (raw), retry_after, partial_response, retry_attempts
     ├── ConfigurationError           misuse of this library (also a ValueError): fix the code
+    ├── EventLoopError               a client asked to serve an event loop it cannot (also a
+    │                                RuntimeError): a borrowed http client, a closed sync client
     ├── ProviderConnectionError      transport: refused, or closed before any event arrived;
     │                                nothing to duplicate, so retryable
     ├── ProviderTimeoutError         a time budget ran out (also the builtin TimeoutError);
@@ -51,6 +53,7 @@ __all__ = [
     "BackendUnavailableError",
     "ConfigurationError",
     "ContextLengthExceededError",
+    "EventLoopError",
     "InvalidRequestError",
     "InvalidResponseError",
     "ModelNotFoundError",
@@ -126,6 +129,16 @@ class ConfigurationError(ProviderError, ValueError):
 
     def _default_user_message(self) -> str:
         return "The model client is misconfigured."
+
+
+class EventLoopError(ProviderError, RuntimeError):
+    """The client cannot serve the event loop (or thread) that called it: an ``http_client`` the
+    caller passed in is bound to the loop that first used it, a ``SyncChatClient`` was used after
+    ``close()`` or from its own loop thread. Also a ``RuntimeError``, which is what asyncio raises
+    for the same misuse, so code that caught that keeps working."""
+
+    def _default_user_message(self) -> str:
+        return "The model client was used from an event loop it cannot serve."
 
 
 class ProviderConnectionError(ProviderError):

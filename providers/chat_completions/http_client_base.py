@@ -19,19 +19,22 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import httpx
 
 from capabilities.model_id import model_not_found_error
-from providers.abstractions.errors import ProviderError
+from providers.abstractions.chat_client import ChatClient
+from providers.abstractions.errors import EventLoopError, ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.services import ChatClientMetadata
+from providers.abstractions.sync_client import SyncChatClient
 from providers.backends import BackendProfile
 from providers.transport.bodies import ACCEPT_ENCODING, read_whole
 from providers.transport.endpoint import Endpoint, redact_url
 from providers.transport.error_classification import error_from_response
 from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.loop_pools import LoopPools
 from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.stale_connections import new_http_client
 from providers.transport.timeouts import Timeouts, budget_error
@@ -147,8 +150,13 @@ class HttpClientBase:
         self._secrets = _secrets_of(self._headers, self.endpoint)
         self._secret_texts = tuple(secret.decode() for secret in self._secrets)
         self._api_key = api_key
-        self._owns_http = http_client is None
-        self._http = http_client or new_http_client(timeout, self.limits)
+        self._pools = (
+            LoopPools(functools.partial(new_http_client, timeout, self.limits))
+            if http_client is None
+            else None
+        )
+        self._borrowed = http_client
+        self._borrowed_loop: asyncio.AbstractEventLoop | None = None
         if timeouts is None:
             timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)
         self.timeouts = timeouts
@@ -167,9 +175,42 @@ class HttpClientBase:
     ) -> None:
         await self.aclose()
 
+    def as_sync(self) -> SyncChatClient:
+        """This client behind a blocking API (``SyncChatClient``), on a private loop thread."""
+        return SyncChatClient(cast("ChatClient", self))  # (each wire client is a ChatClient)
+
     async def aclose(self) -> None:
-        if self._owns_http:
-            await self._http.aclose()
+        """Closes the calling loop's connection pool and what can be closed of the other
+        loops' (``LoopPools``); a borrowed ``http_client`` is the caller's to close."""
+        if self._pools is not None:
+            await self._pools.aclose()
+
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        """The running event loop's connection pool (``providers.transport.loop_pools``).
+
+        Hot path: read once per request, one dict lookup. A borrowed ``http_client`` serves
+        the loop that first used it through this client: its connections belong to that loop,
+        so another loop gets ``EventLoopError`` instead of asyncio's bare ``RuntimeError``.
+        """
+        if self._pools is not None:
+            return self._pools.current()
+        loop = asyncio.get_running_loop()
+        if self._borrowed_loop is not loop:
+            if self._borrowed_loop is not None:
+                raise EventLoopError(
+                    "the http_client passed to this client serves the event loop that first "
+                    "used it, and another loop called (asyncio.run a second time, a "
+                    "SyncChatClient?): leave http_client out so that the client keeps a pool "
+                    "per loop, or make one client per loop",
+                    backend=self.profile.name,
+                )
+            self._borrowed_loop = loop
+        assert self._borrowed is not None
+        return self._borrowed
+
+    def _current_http(self) -> httpx.AsyncClient:
+        return self._http
 
     @masks_secrets
     def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
@@ -211,7 +252,7 @@ class HttpClientBase:
 
             self._resolver = OpenAiCompatibleCapabilityResolver(
                 self.endpoint,
-                http_client=self._http,
+                http_client=self._current_http,
                 api_key=self._api_key,
                 overrides=self._capability_overrides,
                 headers={k: v for k, v in self._headers.items() if k != "Authorization"},

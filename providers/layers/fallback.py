@@ -31,6 +31,7 @@ from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import set_property
 from providers.abstractions.services import capabilities_of, service_of
+from providers.abstractions.sync_client import SyncChatClient
 from providers.layers.stream_head import Head, read_head, replayable
 
 _Service = TypeVar("_Service")
@@ -196,6 +197,10 @@ class FallbackChatClient:
     async def get_capabilities(self, *, refresh: bool = False) -> Any:
         """The main backend's capabilities."""
         return await capabilities_of(self.main, refresh=refresh)
+
+    def as_sync(self) -> SyncChatClient:
+        """This client behind a blocking API (``SyncChatClient``), on a private loop thread."""
+        return SyncChatClient(self)
 
     async def aclose(self) -> None:
         try:

@@ -130,7 +130,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         )
         self._store_usable = True
         self._transport = ResponsesTransport(
-            self._http,
+            self._current_http,
             url=self.url,
             backend=self.profile.name,
             headers=self._headers,

@@ -47,7 +47,7 @@ class ResponsesTransport:
 
     def __init__(
         self,
-        http: httpx.AsyncClient,
+        http: Callable[[], httpx.AsyncClient],
         *,
         url: str,
         backend: str,
@@ -57,7 +57,7 @@ class ResponsesTransport:
         limits: Limits = DEFAULT_LIMITS,
         secrets: tuple[str, ...] = (),
     ) -> None:
-        self._http = http
+        self._http = http  # (the running loop's pool: the client keeps one per loop)
         self._secrets = secrets
         self._limits = limits
         self._backend = backend
@@ -88,7 +88,7 @@ class ResponsesTransport:
         complete, so there is no first token or gap to time.
         """
         response, content, stamps = await fetch_whole(
-            self._http,
+            self._http(),
             method,
             url,
             body=body,
@@ -119,7 +119,7 @@ class ResponsesTransport:
         clock = time.monotonic
         try:
             with self._error_mapping(state, watch):
-                async with self._http.stream(
+                async with self._http().stream(
                     method,
                     url,
                     json=body,

@@ -643,8 +643,9 @@ async def test_each_request_hands_httpx_the_connect_budget_in_extensions_of_its_
 
 async def test_own_http_client_is_closed() -> None:
     client = OpenAiCompatibleChatClient(BASE)
+    http = client._http  # (this loop's pool: the client keeps one per event loop)
     await client.aclose()
-    assert client._http.is_closed
+    assert http.is_closed
 
 
 @pytest.mark.parametrize("piece_size", [1, 7, 10_000])

@@ -16,9 +16,10 @@ work in plain scripts, threads and inside a running loop alike.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -35,8 +36,10 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.contents import FunctionCallContent, UsageContent
+from providers.abstractions.delegating import DelegatingChatClient
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.sync_client import SyncChatClient
 from providers.abstractions.usage import UsageDetails
 from providers.config import client_for, load_config
 from providers.integrations._langchain_convert import (
@@ -48,9 +51,6 @@ from providers.integrations._langchain_convert import (
     to_chat_messages,
     usage_metadata,
 )
-
-if TYPE_CHECKING:
-    from providers import SyncChatClient
 
 __all__ = ["ChatOaicompat"]
 
@@ -123,10 +123,8 @@ class ChatOaicompat(BaseChatModel):
     def sync_client(self) -> SyncChatClient:
         """The blocking face of ``client``, made on first sync use."""
         if self._sync is None:
-            # deferred: SyncChatClient (issue 22 part 2) is needed by the sync methods only
-            from providers import SyncChatClient
-
-            self._sync = SyncChatClient(self.client)
+            client = self.client if self.owns_client else _Borrowed(self.client)
+            self._sync = SyncChatClient(client)
         return self._sync
 
     # --- async -------------------------------------------------------------------------------
@@ -174,11 +172,12 @@ class ChatOaicompat(BaseChatModel):
         yield chunks.last()
 
     async def aclose(self) -> None:
-        """Close the pipeline if this model owns it (``from_config``)."""
-        if self._sync is not None:
-            self._sync.close()
-            self._sync = None
-        elif self.owns_client:
+        """End the sync methods' loop thread, and close the pipeline if this model owns it
+        (``from_config``)."""
+        sync, self._sync = self._sync, None
+        if sync is not None:
+            sync.close()
+        if self.owns_client:
             await self.client.aclose()
 
     # --- sync --------------------------------------------------------------------------------
@@ -225,12 +224,21 @@ class ChatOaicompat(BaseChatModel):
         yield chunks.last()
 
     def close(self) -> None:
-        """Close the pipeline (and the loop thread of the sync methods) if this model owns
-        it; after sync use, call this rather than ``aclose``."""
-        if self._sync is None and not self.owns_client:
-            return
-        self.sync_client.close()
-        self._sync = None
+        """``aclose`` for blocking code: ends the loop thread of the sync methods and closes
+        the pipeline if this model owns it. Inside a running event loop, await ``aclose``."""
+        sync, self._sync = self._sync, None
+        if sync is not None:
+            sync.close()  # an owned client was lent whole: this closes it
+        elif self.owns_client:
+            asyncio.run(self.client.aclose())
+
+
+class _Borrowed(DelegatingChatClient):
+    """The caller's client, lent to ``SyncChatClient``: closing the loop thread must not
+    close a client this model does not own."""
+
+    async def aclose(self) -> None:
+        return None
 
 
 def _tool_choice(choice: str | dict[str, Any] | bool) -> str | dict[str, Any]:

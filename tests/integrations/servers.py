@@ -11,13 +11,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 from pathlib import Path
 from types import TracebackType
+from typing import Any, Generic, Protocol, TypeVar
 
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 from tests.integrations.replay_turns import TRANSCRIPTS
 
-__all__ = ["StallingServer", "serve_recording"]
+__all__ = ["InThread", "StallingServer", "serve_recording"]
+
+
+class _AsyncServer(Protocol):
+    async def __aenter__(self) -> Any: ...
+    async def __aexit__(self, *exc_info: Any) -> None: ...
+
+
+_Server = TypeVar("_Server", bound=_AsyncServer)
 
 
 def serve_recording(backend: str, scenario: str) -> ReplayServer:
@@ -91,3 +101,25 @@ class StallingServer:
             self.hung_up.set()
         finally:
             writer.close()
+
+
+class InThread(Generic[_Server]):
+    """An async server on its own loop thread, for tests of blocking code (which would block
+    a server on the caller's loop): ``with InThread(TwoTurnServer(s)) as server: ...``."""
+
+    def __init__(self, server: _Server) -> None:
+        self.server = server
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+
+    def __enter__(self) -> _Server:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.server.__aenter__(), self._loop).result(10)
+        return self.server
+
+    def __exit__(self, *exc_info: object) -> None:
+        closing = self.server.__aexit__(None, None, None)
+        asyncio.run_coroutine_threadsafe(closing, self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()

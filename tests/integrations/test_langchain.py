@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any, cast
@@ -35,7 +36,7 @@ from tests.integrations.replay_turns import (
     Scenario,
     TwoTurnServer,
 )
-from tests.integrations.servers import StallingServer, serve_recording
+from tests.integrations.servers import InThread, StallingServer, serve_recording
 from tests.integrations.test_openai_transport import ANSWERS
 
 langchain_core = require("langchain_core")
@@ -232,3 +233,42 @@ async def test_from_config_runs_the_configured_pipeline(tmp_path: Path) -> None:
     assert ran == [scenario.arguments()]
     assert state["messages"][-1].content == ANSWERS["llamacpp"]
     assert server.chat_requests[0]["model"] == "served"
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["whole", "streamed"])
+def test_the_sync_agent_loop_completes_the_llamacpp_scenario(streaming: bool) -> None:
+    """``invoke`` from blocking code: ``SyncChatClient`` runs the pipeline on its own loop
+    thread (the replay server has its own too)."""
+    scenario = SCENARIOS["llamacpp"]
+    ran: list[dict[str, Any]] = []
+    with InThread(TwoTurnServer(scenario)) as server:
+        client = pipeline(server.base_url, "llamacpp")
+        if streaming:
+            model = ChatOaicompat(client=client, streaming=True, owns_client=True)
+        else:
+            model = ChatOaicompat(client=client, owns_client=True)
+        agent = agents.create_agent(model, [weather_tool(ran)])
+        state = agent.invoke({"messages": [{"role": "user", "content": QUESTION}]})
+        model.close()
+    assert ran == [scenario.arguments()]
+    call_message, answer = state["messages"][1], state["messages"][-1]
+    assert [c["args"] for c in call_message.tool_calls] == [scenario.arguments()]
+    assert answer.content == ANSWERS["llamacpp"]
+    assert answer.usage_metadata["output_tokens"] == scenario.answer(streaming).count(
+        "output_token_count"
+    )
+    assert len(server.chat_requests) == 2
+
+
+def test_leaving_a_sync_stream_early_hangs_up_on_the_server() -> None:
+    recording = TRANSCRIPTS / "vllm" / "captured--qwen3-hermes--stream-reasoning.sse"
+    with InThread(StallingServer(recording)) as server:
+        model = ChatOaicompat(client=pipeline(server.base_url, "vllm"), owns_client=True)
+        for chunk in model.stream(QUESTION):
+            assert chunk.additional_kwargs.get("reasoning_content")
+            break
+        deadline = time.monotonic() + 10
+        while not server.hung_up.is_set() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.hung_up.is_set()
+        model.close()

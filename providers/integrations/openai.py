@@ -15,9 +15,11 @@ for an ``httpx2.AsyncClient``, which pydantic-ai and openai-agents create themse
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import AsyncIterator
-from typing import Any, Self
+import threading
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from typing import Any, Self, TypeVar
 
 import httpx
 
@@ -25,7 +27,7 @@ from providers.abstractions.chat_client import ChatClient
 from providers.config import client_for, load_config
 from providers.integrations._chat_endpoint import ChatCompletionsEndpoint, EndpointAnswer
 
-__all__ = ["OaicompatTransport", "TransportCore", "is_chat_completions"]
+__all__ = ["OaicompatSyncTransport", "OaicompatTransport", "TransportCore", "is_chat_completions"]
 
 
 def is_chat_completions(method: str, path: str) -> bool:
@@ -124,3 +126,90 @@ class OaicompatTransport(TransportCore, httpx.AsyncBaseTransport):
             await self._passthrough.aclose()
         finally:
             await self._close_client()
+
+
+_T = TypeVar("_T")
+
+
+class OaicompatSyncTransport(TransportCore, httpx.BaseTransport):
+    """``OaicompatTransport`` for a blocking client (``OpenAI(http_client=httpx.Client(...))``,
+    LangChain's ``ChatOpenAI(http_client=...)``): the pipeline runs on a private loop thread,
+    started on first use and ended by ``close``. ``passthrough``: an ``httpx.BaseTransport``."""
+
+    def __init__(
+        self,
+        client: ChatClient,
+        *,
+        passthrough: httpx.BaseTransport | None = None,
+        request_model: bool = False,
+        owns_client: bool = False,
+    ) -> None:
+        super().__init__(client, request_model=request_model, owns_client=owns_client)
+        self._passthrough = passthrough or httpx.HTTPTransport()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def _run(self, work: Coroutine[Any, Any, _T]) -> _T:
+        with self._lock:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                self._thread = threading.Thread(
+                    target=self._loop.run_forever, name="oaicompat-transport", daemon=True
+                )
+                self._thread.start()
+            loop = self._loop
+        return asyncio.run_coroutine_threadsafe(work, loop).result()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if not is_chat_completions(request.method, request.url.path):
+            return self._passthrough.handle_request(request)
+        answer = self._run(self._answer(request.read()))
+        if isinstance(answer.body, bytes):
+            return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
+        stream = _SyncEvents(answer.body, self._run)
+        return httpx.Response(answer.status, headers=answer.headers, stream=stream)
+
+    def close(self) -> None:
+        try:
+            self._passthrough.close()
+        finally:
+            loop, thread, self._loop = self._loop, self._thread, None
+            if loop is not None:
+                if self._owns_client:
+                    asyncio.run_coroutine_threadsafe(self._close_client(), loop).result()
+                loop.call_soon_threadsafe(loop.stop)
+                if thread is not None:
+                    thread.join()
+                loop.close()
+            elif self._owns_client:
+                asyncio.run(self._close_client())
+
+
+class _SyncEvents(httpx.SyncByteStream):
+    """The event stream pulled one event at a time from the loop thread; ``close`` closes it
+    there, and the upstream request with it."""
+
+    def __init__(self, events: AsyncIterator[bytes], run: Any) -> None:
+        self._events = events
+        self._run = run
+
+    def __iter__(self) -> Iterator[bytes]:
+        while True:
+            event = self._run(_next(self._events))
+            if event is None:
+                return
+            yield event
+
+    def close(self) -> None:
+        self._run(_close(self._events))
+
+
+async def _next(events: AsyncIterator[bytes]) -> bytes | None:
+    return await anext(events, None)
+
+
+async def _close(events: AsyncIterator[bytes]) -> None:
+    close = getattr(events, "aclose", None)
+    if close is not None:
+        await close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,8 @@ from providers.integrations.openai import OaicompatTransport
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 from tests.integrations.frameworks import require
 from tests.integrations.replay_turns import QUESTION, SCENARIOS, TRANSCRIPTS, TwoTurnServer
-from tests.integrations.servers import StallingServer, serve_recording
-from tests.integrations.test_openai_transport import openai_client
+from tests.integrations.servers import InThread, StallingServer, serve_recording
+from tests.integrations.test_openai_transport import ANSWERS, openai_client
 
 openai = require("openai")
 FLAVOURS = ["httpx", "httpx2"]
@@ -204,3 +205,47 @@ async def test_from_config_and_whose_model_is_sent(tmp_path: Path, request_model
         await client.close()
     assert answer.choices[0].finish_reason == "tool_calls"
     assert server.chat_requests[0]["model"] == ("sdk-model" if request_model else "served")
+
+
+def test_the_sync_transport_serves_a_blocking_sdk_client() -> None:
+    from providers.integrations.openai import OaicompatSyncTransport
+
+    scenario = SCENARIOS["llamacpp"]
+    with InThread(TwoTurnServer(scenario)) as server:
+        transport = OaicompatSyncTransport(pipeline(server.base_url, "llamacpp"), owns_client=True)
+        client = openai.OpenAI(
+            api_key="unused",
+            base_url="http://oaicompat.invalid/v1",
+            http_client=httpx.Client(transport=transport),
+        )
+        stream = client.chat.completions.create(
+            model="x", messages=MESSAGES, tools=TOOLS, stream=True
+        )
+        calls = [c for chunk in stream for d in chunk.choices for c in d.delta.tool_calls or ()]
+        answer = client.chat.completions.create(model="x", messages=MESSAGES, tools=TOOLS)
+        client.close()
+        transport.close()
+    assert [c.function.name for c in calls] == ["get_weather"]
+    assert answer.choices[0].message.content == ANSWERS["llamacpp"]
+
+
+def test_leaving_a_blocking_stream_early_hangs_up_on_the_server() -> None:
+    from providers.integrations.openai import OaicompatSyncTransport
+
+    recording = TRANSCRIPTS / "vllm" / "captured--qwen3-hermes--stream-reasoning.sse"
+    with InThread(StallingServer(recording)) as server:
+        transport = OaicompatSyncTransport(pipeline(server.base_url), owns_client=True)
+        client = openai.OpenAI(
+            api_key="unused",
+            base_url="http://oaicompat.invalid/v1",
+            http_client=httpx.Client(transport=transport),
+        )
+        stream = client.chat.completions.create(model="x", messages=MESSAGES, stream=True)
+        next(iter(stream))
+        stream.close()
+        deadline = time.monotonic() + 10
+        while not server.hung_up.is_set() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.hung_up.is_set()
+        client.close()
+        transport.close()

@@ -128,9 +128,16 @@ class Pump(Work):
                 await close()
 
     def want_next(self, loop: asyncio.AbstractEventLoop) -> None:
-        """From the consuming thread, once it took ``update``."""
+        """From the consuming thread, once it took ``update``. The pump may have finished
+        meanwhile (cancelled by ``close()`` from another thread): ``ready`` is then set again,
+        since ``_finish`` sets it before ``done``."""
         self.ready.clear()
-        loop.call_soon_threadsafe(self._next_wanted)
+        try:
+            loop.call_soon_threadsafe(self._next_wanted)
+        except RuntimeError:  # (its loop is closed, so the pump has finished)
+            self.done.wait(CLEANUP_WAIT)
+        if self.done.is_set():
+            self.ready.set()
 
     def _next_wanted(self) -> None:
         if self._wanted is not None:

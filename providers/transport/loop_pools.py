@@ -62,10 +62,14 @@ class _Registry:
 class LoopPools:
     """The pools of one client, by event loop; ``current()`` is the running loop's."""
 
-    __slots__ = ("__weakref__", "_make", "_pools", "_registry")
+    __slots__ = ("__weakref__", "_make", "_pools", "_registry", "_spare")
 
     def __init__(self, make: Callable[[], httpx.AsyncClient]) -> None:
         self._make = make
+        # The first loop's pool is made now, with the client, as before pools were per loop:
+        # making one costs milliseconds (httpx builds its TLS context), which a request's
+        # time budget should not pay. It holds nothing of any loop until a request uses it.
+        self._spare: httpx.AsyncClient | None = make()
         self._registry = _Registry()
         self._pools = self._registry.pools  # (read without the lock: one lookup per request)
         finalizer = weakref.finalize(self, _release_all, self._registry)
@@ -84,10 +88,14 @@ class LoopPools:
 
     def _open(self, loop: asyncio.AbstractEventLoop) -> _Pool:
         with self._registry.lock:
+            http, self._spare = self._spare, None
+        if http is None:
+            http = self._make()  # (outside the lock: another thread's loop need not wait)
+        with self._registry.lock:
             dead = [pool for pool in self._pools.values() if pool.loop.is_closed()]
             for pool in dead:
                 del self._pools[pool.loop]
-            pool = self._pools[loop] = _Pool(self._make(), loop)
+            pool = self._pools[loop] = _Pool(http, loop)
         for gone in dead:
             _release(gone)
         keeper = pool.keeper = _keep(self._registry, pool)

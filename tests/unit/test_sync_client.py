@@ -164,6 +164,18 @@ def test_no_thread_is_left_after_close_and_a_closed_client_says_so(chat: Loopbac
         client.get_response("hi")
 
 
+def test_a_stream_open_when_the_client_closes_ends_with_a_typed_error(chat: LoopbackChat) -> None:
+    _long_stream(chat)
+    client = SyncChatClient(_client(chat))
+    stream = client.get_streaming_response("hi")
+    next(stream)
+    client.close()
+    assert chat.hang_ups.wait(3.0)
+    with pytest.raises(EventLoopError):
+        next(stream)
+    assert _sync_threads() == []
+
+
 def test_a_client_dropped_without_close_ends_its_thread(chat: LoopbackChat) -> None:
     client = SyncChatClient(_client(chat))
     client.get_response("hi")

@@ -35,6 +35,7 @@ from providers.transport.bodies import ACCEPT_ENCODING, read_whole
 from providers.transport.endpoint import Endpoint, redact_url
 from providers.transport.error_classification import error_from_response
 from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.httpx2_bridge import is_httpx2_client, through_httpx2
 from providers.transport.loop_pools import LoopPools
 from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.stale_connections import new_http_client
@@ -160,6 +161,8 @@ class HttpClientBase:
         self._secrets = _secrets_of(self._headers, self.endpoint)
         self._secret_texts = tuple(secret.decode() for secret in self._secrets)
         self._api_key = api_key
+        if http_client is not None and is_httpx2_client(http_client):
+            http_client = through_httpx2(http_client)  # openai-python 3's library
         self._pools = (
             LoopPools(functools.partial(new_http_client, timeout, self.limits))
             if http_client is None

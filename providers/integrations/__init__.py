@@ -1,9 +1,17 @@
-"""Adapters that put oaicompat under agent frameworks, one optional extra each.
+"""oaicompat inside agent frameworks and OpenAI-SDK clients, one optional extra each.
 
-Each adapter lives in its own module or package (``providers.integrations.agent_framework``,
-``providers.integrations.pydantic_ai``…) and imports its framework; this root imports none of
-them, so ``import providers`` never needs a framework installed and a missing extra shows up as
-an ``ImportError`` naming the extra only where that adapter is imported.
+Each adapter lives in its own module or package and imports its framework; this package root
+imports none of them, so ``import providers`` never needs a framework installed and a missing
+extra shows up as an ``ImportError`` only where that adapter is imported
+(``pip install 'oaicompat[langchain]'``…, ``[frameworks]`` for all). Import the one you use:
+
+* ``providers.integrations.agent_framework``: ``OaicompatChatClient``, a Microsoft Agent
+  Framework chat client;
+* ``providers.integrations.pydantic_ai``: ``OaicompatModel``, a pydantic-ai model;
+* ``providers.integrations.langchain``: ``ChatOaicompat``, a LangChain chat model;
+* ``providers.integrations.openai``: ``OaicompatTransport`` (httpx) and
+  ``providers.integrations.openai_httpx2``: ``OaicompatHttpx2Transport``: the pipeline behind
+  any OpenAI-SDK client, and so behind every framework class built on one.
 """
 
 __all__: list[str] = []

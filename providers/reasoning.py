@@ -16,11 +16,16 @@ Formats:
   servers). Everything up to ``</think>`` is reasoning; a leading ``<think>`` is consumed. Qwen3
   thinking models whose template pre-fills ``<think>`` need ``starts_in_reasoning=True`` too.
 * ``kimi``: ``◁think▷`` … ``◁/think▷`` (U+25C1, U+25B7).
-* ``gpt_oss``: harmony messages. ``analysis`` is reasoning and ``final`` is content; their headers
-  and the ``<|end|>``/``<|return|>``/``<|call|>`` terminators are markup. Any other message
-  (``commentary``, a message with a ``to=`` recipient, a header without ``<|message|>``) is copied
-  into the content verbatim, header and terminator included: tool calls are the tool-call
-  parser's job, and it needs ``to=functions.NAME`` and ``<|call|>`` to find them.
+* ``gpt_oss``: harmony messages. ``analysis`` is reasoning; ``final``, a ``commentary`` preamble
+  (no recipient) and a tool's response (``<|start|>functions.X to=assistant``) are content, one
+  part each, joined by a line break as vLLM joins preambles and the answer; their headers and
+  the ``<|end|>``/``<|return|>``/``<|call|>`` terminators are markup. Messages of the prompt's
+  roles (``system``, ``developer``, ``user``: a rendered conversation echoed) are dropped, as
+  both servers drop them, and so is a bare ``<|start|>assistant`` at the end. A message with a
+  ``to=`` recipient, or of an unknown channel, is copied into the content verbatim, header and
+  terminator included: tool calls are the tool-call parser's job, and it needs
+  ``to=functions.NAME`` and ``<|call|>`` to find them. A header that never reaches
+  ``<|message|>`` is malformed and kept as raw text.
 * ``auto``: the first marker decides: ``<think>``/``</think>`` give ``think``, ``◁think▷``/
   ``◁/think▷`` give ``kimi``, ``<|channel|>``/``<|start|>`` give ``gpt_oss``.
 
@@ -91,9 +96,13 @@ _ENDS: Final = ("<|end|>", "<|return|>", "<|call|>")
 _DETECT: Final = (*_THINK, *_TAGS["kimi"], _CHANNEL, _START)
 _CHANNEL_NAME: Final = re.compile(r"<\|channel\|>\s*(\w+)")
 _RECIPIENT: Final = re.compile(r"\bto=")
+_ROLE: Final = re.compile(r"<\|start\|>\s*([^\s<]*)")
+_BARE_HEADER: Final = re.compile(r"<\|start\|>\s*\w*\s*")
+_PROMPT_ROLES: Final = frozenset({"system", "developer", "user"})
 _HARMONY_KINDS: Final[dict[str, _Kind]] = {
     "analysis": TextReasoningContent,
     "final": TextContent,
+    "commentary": TextContent,  # without recipient: a preamble the user sees
 }
 
 
@@ -151,12 +160,14 @@ class ReasoningParser:
 
     __slots__ = (
         "_calls_end",
+        "_dropping",
         "_harmony",
         "_header",
         "_held",
         "_kind",
         "_markers",
         "_out",
+        "_parts",
         "_pending",
         "_suspect",
         "_tags",
@@ -186,6 +197,8 @@ class ReasoningParser:
         self._kind: _Kind = TextReasoningContent if self.starts_in_reasoning else TextContent
         self._header: list[str] | None = None  # a harmony header waiting for <|message|>
         self._verbatim = False  # inside a harmony message copied as it is
+        self._dropping = False  # inside a harmony message of the prompt's roles
+        self._parts = False  # a harmony content part was opened: the next starts a new line
         self._pending = ""  # a suffix that may still become a marker
         self._out: list[tuple[_Kind, list[str]]] = []
         self._markers = self._active()  # changes only when a marker changes the state
@@ -204,6 +217,7 @@ class ReasoningParser:
             not self._pending
             and self._header is None
             and self._suspect is None
+            and not self._dropping
             and not self._markers.any_start.search(delta)
         ):
             # Nothing could start a marker: the delta is text of the current kind as it is.
@@ -217,7 +231,12 @@ class ReasoningParser:
         header); ``None`` otherwise. A caller may then skip ``feed`` for such deltas, as long as
         it asks again after each ``feed``.
         """
-        if self._pending or self._header is not None or self._kind is not TextContent:
+        if (
+            self._pending
+            or self._header is not None
+            or self._kind is not TextContent
+            or self._dropping
+        ):
             return None
         return self._markers.starts
 
@@ -261,8 +280,11 @@ class ReasoningParser:
         self._text(text[pos:end])
         self._pending = text[end:]
         if final and self._header is not None:
-            # The stream ended inside a harmony header: keep it, as text.
-            self._emit(TextContent, "".join(self._header))
+            # The stream ended inside a harmony header: keep it as text, unless it is the bare
+            # ``<|start|>assistant`` a rendered conversation ends with.
+            header = "".join(self._header)
+            if not _BARE_HEADER.fullmatch(header):
+                self._emit(TextContent, header)
             self._header, self._held = None, 0
             self._markers = self._active()
         if final and self._suspect is not None:
@@ -303,13 +325,13 @@ class ReasoningParser:
             # A new message or a terminator before <|message|>: the header is malformed and,
             # as in vLLM's parse(), the message is kept as text.
             self._emit(TextContent, header)
-            self._kind, self._verbatim = TextContent, True
+            self._kind, self._verbatim, self._dropping = TextContent, True, False
         if marker in (_START, _CHANNEL):
             self._header, self._held = [marker], len(marker)
             return
         if self._verbatim:
             self._emit(TextContent, marker)
-        self._kind, self._verbatim = TextContent, False
+        self._kind, self._verbatim, self._dropping = TextContent, False, False
 
     def _open_message(self, header: str) -> None:
         """Route a harmony message by its complete header (``<|message|>`` included).
@@ -317,13 +339,27 @@ class ReasoningParser:
         Only ``analysis`` and ``final`` without a recipient are ours; everything else goes to
         the content whole, for the tool-call parser (or the user) to read.
         """
+        self._dropping = False
+        role = _ROLE.match(header)
         names = _CHANNEL_NAME.findall(header)
-        kind = None if _RECIPIENT.search(header) or not names else _HARMONY_KINDS.get(names[-1])
+        if role is not None and role.group(1) in _PROMPT_ROLES:
+            self._kind, self._verbatim, self._dropping = TextContent, False, True
+            return
+        if role is not None and role.group(1) != "assistant":  # a tool's response
+            kind: _Kind | None = TextContent
+        elif _RECIPIENT.search(header) or not names:
+            kind = None
+        else:
+            kind = _HARMONY_KINDS.get(names[-1])
         if kind is None:
             self._emit(TextContent, header)
             self._kind, self._verbatim = TextContent, True
-        else:
-            self._kind, self._verbatim = kind, False
+            return
+        if kind is TextContent:
+            if self._parts:
+                self._emit(TextContent, "\n")
+            self._parts = True
+        self._kind, self._verbatim = kind, False
 
     # -- output --------------------------------------------------------------------------------
 
@@ -334,7 +370,7 @@ class ReasoningParser:
         if held is not None:
             held.append(text)
             self._held += len(text) if text.isascii() else len(text.encode("utf-8", "replace"))
-        else:
+        elif not self._dropping:
             self._emit(self._kind, text)
 
     def _emit(self, kind: _Kind, text: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from providers.abstractions.contents import AIContent, TextContent
 from providers.abstractions.options import ToolDeclaration
 from providers.abstractions.parsed_text import ParsedText
-from providers.text_tool_calls._protocol import MalformedBlockError, error_text
+from providers.text_tool_calls._protocol import PART_KEY, MalformedBlockError, error_text
 from providers.text_tool_calls._registry import AUTO, FORMAT_NAMES, table_for
 from providers.text_tool_calls._scanner import Scanner, append_text
 from providers.text_tool_calls._tools import ToolBook
@@ -25,12 +25,13 @@ __all__ = ["TextToolCallParser"]
 class _Session:
     """The state of one stream: the scanner and, for ``auto``, whether a format was detected."""
 
-    __slots__ = ("_detecting", "_scanner", "_table", "_tools")
+    __slots__ = ("_detecting", "_parts", "_scanner", "_table", "_tools")
 
     def __init__(self, name: str, tools: ToolBook) -> None:
         self._detecting = name == AUTO
         self._table = table_for(name)
         self._tools = tools
+        self._parts = False  # a message part was emitted: the next one starts a new line
         self._scanner = Scanner(self._table, self._resolve, self._unclosed)
 
     @property
@@ -49,8 +50,18 @@ class _Session:
                 self._detecting = False
                 self._table = table_for(fmt.name)
                 self._scanner.use(self._table)
-            return contents
+            return [self._joined(c) for c in contents]
         return [error_text(block, "; ".join(reasons))]
+
+    def _joined(self, content: AIContent) -> AIContent:
+        """A message part as plain text, after a line break if another part came before."""
+        if not isinstance(content, TextContent) or not content.additional_properties:
+            return content
+        if PART_KEY not in content.additional_properties:
+            return content
+        text = "\n" + content.text if self._parts else content.text
+        self._parts = True
+        return TextContent(text)
 
     def _unclosed(self, marker: str, block: str) -> list[AIContent]:
         names = "/".join(fmt.name for fmt in self._table.candidates[marker])

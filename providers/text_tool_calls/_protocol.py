@@ -19,6 +19,7 @@ from providers.text_tool_calls._tools import ToolBook
 __all__ = [
     "ERROR_KEY",
     "BlockTracker",
+    "PART_KEY",
     "MalformedBlockError",
     "Segment",
     "Stop",
@@ -29,6 +30,11 @@ __all__ = [
 
 ERROR_KEY = "text_tool_call_error"
 """The ``additional_properties`` key that marks text which looked like a call but did not parse."""
+
+
+PART_KEY = "message_part"
+"""Marks text that is one message's visible part (harmony ``final`` or a preamble): the parser
+joins consecutive parts with a line break and removes the mark."""
 
 
 class MalformedBlockError(ValueError):

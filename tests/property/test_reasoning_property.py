@@ -143,6 +143,7 @@ def harmony(draw: st.DrawFn) -> tuple[str, bool, list[tuple[str, str]]]:
     pre = draw(BODY)
     text = [pre]
     expected = [("reasoning" if in_reasoning else "content", pre)]
+    parts = False
     for i in range(draw(st.integers(0, 4))):
         channel, recipient, body = draw(CHANNELS), draw(RECIPIENT), draw(BODY)
         if i == 0 and draw(st.booleans()):
@@ -157,10 +158,14 @@ def harmony(draw: st.DrawFn) -> tuple[str, bool, list[tuple[str, str]]]:
             )
         end = draw(st.sampled_from(("<|end|>", "<|return|>", "<|call|>", "")))
         text += [header, body, end]
-        if recipient or channel not in ("analysis", "final"):
+        if recipient or channel not in ("analysis", "final", "commentary"):
             expected.append(("content", header + body + end))
-        else:
-            expected.append(("reasoning" if channel == "analysis" else "content", body))
+        elif channel == "analysis":
+            expected.append(("reasoning", body))
+        else:  # final, or a commentary preamble: one part each, joined by a line break
+            expected += [("content", "\n")] if parts else []
+            expected.append(("content", body))
+            parts = True
         if not end:
             break
         after = draw(BODY)

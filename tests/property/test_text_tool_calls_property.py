@@ -122,6 +122,11 @@ FRAGMENTS: dict[str, tuple[str, ...]] = {
         "<|start|>",
         "<|message|>",
         "<|end|>",
+        "<|start|>user<|message|>Hi<|end|>",
+        '<|start|>functions.f to=assistant<|channel|>commentary<|message|>{"ok": 1}<|end|>',
+        '<|channel|>final {"answer": "hi"}<|return|>',
+        "<|start|>assistant",
+        '<|channel|>analysis to=functions.f<|message|>{"a": ',
     ),
 }
 FORMATS = tuple(name for name in FORMAT_NAMES if name != "auto")

@@ -18,6 +18,7 @@ from providers.text_tool_calls._protocol import PART_KEY, MalformedBlockError, e
 from providers.text_tool_calls._registry import AUTO, FORMAT_NAMES, table_for
 from providers.text_tool_calls._scanner import Scanner, append_text
 from providers.text_tool_calls._tools import ToolBook
+from providers.text_tool_calls._unclosed import recover_unclosed
 
 __all__ = ["TextToolCallParser"]
 
@@ -64,8 +65,13 @@ class _Session:
         return TextContent(text)
 
     def _unclosed(self, marker: str, block: str) -> list[AIContent]:
-        names = "/".join(fmt.name for fmt in self._table.candidates[marker])
-        return [error_text(block, f"{names}: {marker} not closed at end of stream")]
+        candidates = self._table.candidates[marker]
+        names = "/".join(fmt.name for fmt in candidates)
+        reason = f"{names}: {marker} not closed at end of stream"
+        recovered = recover_unclosed(candidates, block, self._tools, reason)
+        if recovered is not None:
+            return recovered
+        return [error_text(block, reason)]
 
 
 class TextToolCallParser:

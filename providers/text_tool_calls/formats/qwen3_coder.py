@@ -79,6 +79,10 @@ class Qwen3Coder:
             segments.append(Segment(begin, _skip_markup(block, stop, limit), result))
         return assemble(block, _skip_markup(block, start, end), end, segments)
 
+    def parse_unclosed(self, block: str, tools: ToolBook, reason: str) -> list[AIContent]:
+        closer = CLOSE if block.startswith(OPEN) else END_FUNCTION
+        return self.parse_block(block + closer, tools)
+
     def _function(
         self, block: str, begin: int, limit: int, tools: ToolBook
     ) -> tuple[FunctionCallContent | str, int]:

@@ -9,7 +9,6 @@ from tests.unit.text_tool_calls.helpers import (
     assert_split_invariant,
     calls,
     comparable,
-    errors,
 )
 
 ANALYSIS = "<|channel|>analysis<|message|>Need to use function get_weather.<|end|>"

@@ -87,6 +87,7 @@ TOOL_CALL_MARKERS: Final = (
     "<|tool_call_begin|>",  # Kimi-K2, when the section marker is missing
     "<\uff5ctool\u2581calls\u2581begin\uff5c>",  # DeepSeek V3/V3.1/R1-0528, full-width bars
     "[TOOL_CALLS]",  # Mistral
+    "<TOOLCALL>",  # NVIDIA Llama-Nemotron
 )
 """Markers that end reasoning implicitly; they and what follows are left to the tool parser."""
 

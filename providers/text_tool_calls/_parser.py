@@ -78,7 +78,8 @@ class TextToolCallParser:
     """Recovers tool calls that a model wrote as text, whole (``parse``) or streamed.
 
     ``format`` is a format name (``hermes``, ``qwen3_coder``, ``mistral``, ``llama3_json``,
-    ``pythonic``, ``kimi_k2``, ``deepseek_v3``, ``deepseek_v31``, ``gpt_oss``) or ``auto``, which
+    ``pythonic``, ``kimi_k2``, ``deepseek_v3``, ``deepseek_v31``, ``gpt_oss``, ``nemotron``) or
+    ``auto``, which
     detects the format from the first block that parses and keeps it for the stream. ``tools``
     (OpenAI-style dicts or ``ToolDeclaration``) type qwen3_coder values by their schemas and
     mark calls of tools that were not offered with an ``error``.

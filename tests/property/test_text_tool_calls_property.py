@@ -128,6 +128,16 @@ FRAGMENTS: dict[str, tuple[str, ...]] = {
         "<|start|>assistant",
         '<|channel|>analysis to=functions.f<|message|>{"a": ',
     ),
+    "nemotron": (
+        '<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</TOOLCALL>',
+        '<TOOLCALL>{"name": "f", "arguments": "{\\"a\\": 1}"}</TOOLCALL>',
+        '<TOOLCALL>[{"name": "f", "arguments": {}</TOOLCALL>',
+        '<TOOLCALL>[{"name": "f", "arguments": {"a": "</TOOLCALL>',
+        "<TOOLCALL>",
+        "</TOOLCALL>",
+        "<TOOL",
+        "<TOOLCALL> in prose",
+    ),
 }
 FORMATS = tuple(name for name in FORMAT_NAMES if name != "auto")
 TOOLS = [tool("get_weather", {"days": {"type": "integer"}, "city": {"type": "string"}})]

@@ -163,7 +163,7 @@ def test_empty_body_means_no_arguments() -> None:
 
 def test_a_body_that_is_not_a_json_object_is_a_call_with_error() -> None:
     # vLLM returns such a call with the raw body as arguments; it must not be executable.
-    text = '<|channel|>commentary to=functions.f<|message|>foo<|call|>'
+    text = "<|channel|>commentary to=functions.f<|message|>foo<|call|>"
     (call,) = TextToolCallParser("gpt_oss").parse(text).tool_calls
     assert (call.name, call.arguments, call.raw_arguments) == ("f", {}, "foo")
     assert call.error is not None and call.error.startswith("gpt_oss: not valid JSON")

@@ -1,70 +1,15 @@
-"""Separating reasoning from the answer when a server leaves the reasoning markup in ``content``.
-
-A server whose reasoning parser is off (llama.cpp ``--reasoning-format none``, vLLM or SGLang
-started without ``--reasoning-parser``) returns ``<think>…</think>`` or harmony channels as plain
-text. ``ReasoningParser`` splits such text into ``TextReasoningContent`` and ``TextContent``, in
-order, for a whole text (``parse``) or a stream (``feed``/``finish``). docs/formats.md §6 has
-the grammars and what the servers' own parsers do; the choices below follow them.
-
-Formats:
-
-* ``think``, ``qwen3``, ``kimi_k2``: ``<think>`` opens reasoning, ``</think>`` closes it. Text
-  before any tag is content, as in SGLang's detectors (vLLM's ``kimi_k2`` assumes reasoning
-  instead: say so with ``starts_in_reasoning=True``).
-* ``deepseek_r1``: the same tags, but the chat template put ``<think>`` into the prompt, so the
-  output starts inside reasoning (``starts_in_reasoning`` defaults to ``True``, as on both
-  servers). Everything up to ``</think>`` is reasoning; a leading ``<think>`` is consumed. Qwen3
-  thinking models whose template pre-fills ``<think>`` need ``starts_in_reasoning=True`` too.
-* ``kimi``: ``◁think▷`` … ``◁/think▷`` (U+25C1, U+25B7).
-* ``gpt_oss``: harmony messages. ``analysis`` is reasoning; ``final``, a ``commentary`` preamble
-  (no recipient) and a tool's response (``<|start|>functions.X to=assistant``) are content, one
-  part each, joined by a line break as vLLM joins preambles and the answer; their headers and
-  the ``<|end|>``/``<|return|>``/``<|call|>`` terminators are markup. Messages of the prompt's
-  roles (``system``, ``developer``, ``user``: a rendered conversation echoed) are dropped, as
-  both servers drop them, and so is a bare ``<|start|>assistant`` at the end. A message with a
-  ``to=`` recipient, or of an unknown channel, is copied into the content verbatim, header and
-  terminator included: tool calls are the tool-call parser's job, and it needs
-  ``to=functions.NAME`` and ``<|call|>`` to find them. A header that never reaches
-  ``<|message|>`` is malformed and kept as raw text.
-* ``auto``: the first marker decides: ``<think>``/``</think>`` give ``think``, ``◁think▷``/
-  ``◁/think▷`` give ``kimi``, ``<|channel|>``/``<|start|>`` give ``gpt_oss``.
-
-Rules shared by the tag formats, and why:
-
-* A tool-call marker (``TOOL_CALL_MARKERS``) seen in reasoning may end it: Qwen3 and Kimi-K2
-  call tools without closing ``</think>``, and both servers split there so that the tool parser
-  sees the marker. But a model also *thinks about* calls, markup included, and markup inside
-  ``<think>…</think>`` is reasoning, never a call (issue #20). So what follows the marker is
-  held until it is decided: a closing tag makes all of it reasoning; the end of the stream
-  without one makes the marker and all that follows content. ``calls_end_reasoning=False``
-  (no tools were offered: there is no call to find) leaves the markers as reasoning text.
-* An opening tag inside reasoning is consumed (R1-0528 emits the one its prompt already had;
-  SGLang collapses ``<think><think>``). An opening tag in content opens a new reasoning block, so
-  interleaved thinking keeps its order.
-* A stray closing tag in content is consumed and the text before it stays content. That text was
-  already released: holding every answer back in case a ``</think>`` comes would end streaming.
-  vLLM's Qwen3 engine absorbs a duplicate ``</think>`` the same way. A server that put ``<think>``
-  into the prompt is declared with ``deepseek_r1`` or ``starts_in_reasoning=True``; ``auto``
-  cannot recover that case after the fact.
-* An unclosed ``<think>`` at end of stream leaves its text as reasoning: the model was cut off
-  while thinking (vLLM treats output without ``</think>`` the same way).
-
-Nothing is lost or rewritten: every input character ends up in exactly one output content, in
-order, except recognised markup; whitespace is kept exactly. Streaming releases text as soon as it
-cannot be the start of a marker, so only a suffix such as ``<``, ``</thi``, ``◁`` or ``<|`` is held
-back (a harmony header is held until its ``<|message|>`` decides what the message is, reasoning
-after a tool-call marker until ``</think>`` or the end; ``held_bytes`` says how much). Any cutting
-of a text into deltas yields the same contents as ``parse`` of the whole text.
-"""
+"""``ReasoningParser``: the formats and rules are in the package docstring
+(``providers.reasoning``)."""
 
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import Final
 
 from providers.abstractions.contents import AIContent, TextContent, TextReasoningContent
 from providers.abstractions.parsed_text import ParsedText
+from providers.reasoning._markers import Markers
+from providers.reasoning._markers import markers as _markers
 
 __all__ = ["FORMATS", "TOOL_CALL_MARKERS", "ReasoningParser"]
 
@@ -107,48 +52,6 @@ _HARMONY_KINDS: Final[dict[str, _Kind]] = {
 }
 
 
-class _Markers:
-    """A set of markers: a leftmost-match search, and which suffixes may still become one.
-
-    No marker may be a prefix of another: a stream cut right after the shorter one would then
-    find it where the whole text finds the longer one.
-    """
-
-    __slots__ = ("any_start", "longest", "pattern", "prefixes", "starts")
-
-    def __init__(self, markers: tuple[str, ...]) -> None:
-        if any(a != b and b.startswith(a) for a in markers for b in markers):
-            raise ValueError(f"a marker is a prefix of another: {markers}")
-        self.pattern = re.compile("|".join(map(re.escape, markers)))
-        self.prefixes = frozenset(m[:i] for m in markers for i in range(1, len(m)))
-        self.starts = "".join(sorted({m[0] for m in markers}))
-        self.any_start = re.compile(f"[{re.escape(self.starts)}]")
-        self.longest = max(map(len, markers))
-
-    def held_from(self, text: str, pos: int) -> int:
-        """Where the longest suffix of ``text[pos:]`` that could still become a marker begins.
-
-        Only the last ``longest - 1`` characters can be such a suffix, so the work is bounded
-        by the marker length, not by the text.
-        """
-        end = len(text)
-        best = end
-        low = max(pos, end - self.longest + 1)
-        for char in self.starts:
-            i = text.find(char, low, best)
-            while i != -1:
-                if text[i:] in self.prefixes:
-                    best = i
-                    break
-                i = text.find(char, i + 1, best)
-        return best
-
-
-@cache
-def _markers(markers: tuple[str, ...]) -> _Markers:
-    return _Markers(markers)
-
-
 class ReasoningParser:
     """Splits reasoning from content in one text or one stream.
 
@@ -162,6 +65,8 @@ class ReasoningParser:
     __slots__ = (
         "_calls_end",
         "_dropping",
+        "_ended",
+        "_fresh",
         "_harmony",
         "_header",
         "_held",
@@ -200,6 +105,8 @@ class ReasoningParser:
         self._verbatim = False  # inside a harmony message copied as it is
         self._dropping = False  # inside a harmony message of the prompt's roles
         self._parts = False  # a harmony content part was opened: the next starts a new line
+        self._ended = False  # a closing tag ended reasoning: later tags are text
+        self._fresh = True  # reasoning has said nothing yet (an opening tag is then consumed)
         self._pending = ""  # a suffix that may still become a marker
         self._out: list[tuple[_Kind, list[str]]] = []
         self._markers = self._active()  # changes only when a marker changes the state
@@ -222,6 +129,8 @@ class ReasoningParser:
             and not self._markers.any_start.search(delta)
         ):
             # Nothing could start a marker: the delta is text of the current kind as it is.
+            if self._fresh and delta and not delta.isspace():
+                self._fresh = False
             return [self._kind(delta)] if delta else []
         self._scan(self._pending + delta, final=False)
         return self._flush()
@@ -252,7 +161,7 @@ class ReasoningParser:
 
     # -- scanning ------------------------------------------------------------------------------
 
-    def _active(self) -> _Markers:
+    def _active(self) -> Markers:
         """The markers that mean something in the current state."""
         if self._harmony:
             if self._header is not None:
@@ -304,17 +213,25 @@ class ReasoningParser:
             self._harmony = True
             self._harmony_marker(marker)
         else:
-            if self._tags is None:
-                self._tags = _TAGS["kimi"] if marker.startswith("◁") else _THINK
-            closing = marker == self._tags[1]
-            if self._suspect is not None:
-                if not closing:
-                    return  # an opening tag inside reasoning: consumed
-                # Closed: the markup was thought about, not called.
-                self._emit(TextReasoningContent, "".join(self._suspect))
-                self._suspect, self._held = None, 0
-            # An opening tag enters (or stays in) reasoning; a closing one, stray or not, leaves.
-            self._kind = TextContent if closing else TextReasoningContent
+            self._tag(marker)
+
+    def _tag(self, marker: str) -> None:
+        if self._tags is None:
+            self._tags = _TAGS["kimi"] if marker.startswith("◁") else _THINK
+        reasoning = self._kind is TextReasoningContent
+        if marker != self._tags[1]:  # opening
+            if not reasoning and not self._ended:
+                self._kind, self._fresh = TextReasoningContent, True
+            elif self._ended or not self._fresh:
+                self._text(marker)  # inner (or after the first closing tag): text
+            return  # else consumed: reasoning starts again (R1-0528, <think><think>)
+        if self._ended or not reasoning:
+            self._text(marker)  # a later or stray closing tag is text of its part
+            return
+        if self._suspect is not None:  # closed: the markup was thought about, not called
+            self._emit(TextReasoningContent, "".join(self._suspect))
+            self._suspect, self._held = None, 0
+        self._kind, self._ended = TextContent, True
 
     def _harmony_marker(self, marker: str) -> None:
         if self._header is not None:
@@ -367,6 +284,8 @@ class ReasoningParser:
     def _text(self, text: str) -> None:
         if not text:
             return
+        if self._fresh and not text.isspace():
+            self._fresh = False
         held = self._suspect if self._suspect is not None else self._header
         if held is not None:
             held.append(text)

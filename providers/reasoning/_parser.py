@@ -8,6 +8,7 @@ from typing import Final
 
 from providers.abstractions.contents import AIContent, TextContent, TextReasoningContent
 from providers.abstractions.parsed_text import ParsedText
+from providers.reasoning._harmony_text import HarmonyText, TextFormGate
 from providers.reasoning._markers import Markers
 from providers.reasoning._markers import markers as _markers
 
@@ -67,6 +68,7 @@ class ReasoningParser:
         "_dropping",
         "_ended",
         "_fresh",
+        "_gate",
         "_harmony",
         "_header",
         "_held",
@@ -77,6 +79,7 @@ class ReasoningParser:
         "_pending",
         "_suspect",
         "_tags",
+        "_text_form",
         "_verbatim",
         "format",
         "starts_in_reasoning",
@@ -106,6 +109,9 @@ class ReasoningParser:
         self._dropping = False  # inside a harmony message of the prompt's roles
         self._parts = False  # a harmony content part was opened: the next starts a new line
         self._ended = False  # a closing tag ended reasoning: later tags are text
+        # gpt_oss: the start is held until it shows whether special tokens were stripped.
+        self._gate: TextFormGate | None = TextFormGate() if format == "gpt_oss" else None
+        self._text_form: HarmonyText | None = None
         self._fresh = True  # reasoning has said nothing yet (an opening tag is then consumed)
         self._pending = ""  # a suffix that may still become a marker
         self._out: list[tuple[_Kind, list[str]]] = []
@@ -116,11 +122,15 @@ class ReasoningParser:
         fresh = ReasoningParser(
             self.format, self.starts_in_reasoning, calls_end_reasoning=self._calls_end
         )
+        if fresh._gate is not None:
+            return ParsedText(_merged(fresh._through_gate(text, final=True)))
         fresh._scan(text, final=True)
         return ParsedText(fresh._flush())
 
     def feed(self, delta: str) -> list[AIContent]:
         """The contents that ``delta`` made certain; a possible marker start is held back."""
+        if self._gate is not None or self._text_form is not None:
+            return self._through_gate(delta, final=False)
         if (
             not self._pending
             and self._header is None
@@ -143,6 +153,8 @@ class ReasoningParser:
         """
         if (
             self._pending
+            or self._gate is not None
+            or self._text_form is not None
             or self._header is not None
             or self._kind is not TextContent
             or self._dropping
@@ -152,11 +164,31 @@ class ReasoningParser:
 
     def held_bytes(self) -> int:
         """What ``feed`` holds back (a marker prefix, a harmony header, undecided reasoning)."""
+        if self._gate is not None:
+            return len(self._gate.text)
+        if self._text_form is not None:
+            return self._text_form.held_bytes()
         return len(self._pending) + self._held
 
     def finish(self) -> list[AIContent]:
         """Release what was held back: a partial marker is text of the current kind."""
+        if self._gate is not None or self._text_form is not None:
+            return self._through_gate("", final=True)
         self._scan(self._pending, final=True)
+        return self._flush()
+
+    def _through_gate(self, delta: str, *, final: bool) -> list[AIContent]:
+        """``gpt_oss`` streams: the stripped form (``_harmony_text``), or the canonical one."""
+        if self._gate is not None:
+            verdict = self._gate.feed(delta, final=final)
+            if verdict is None:
+                return []
+            delta, self._gate = self._gate.text, None
+            if verdict:
+                self._text_form = HarmonyText()
+        if self._text_form is not None:
+            return self._text_form.feed(delta, final=final)
+        self._scan(self._pending + delta, final=final)
         return self._flush()
 
     # -- scanning ------------------------------------------------------------------------------
@@ -305,3 +337,15 @@ class ReasoningParser:
         out: list[AIContent] = [kind("".join(parts)) for kind, parts in self._out]
         self._out = []
         return out
+
+
+def _merged(contents: list[AIContent]) -> list[AIContent]:
+    """Adjacent contents of one kind joined, as ``parse`` returns them."""
+    out: list[AIContent] = []
+    for content in contents:
+        last = out[-1] if out else None
+        if last is not None and type(last) is type(content):
+            out[-1] = type(content)(last.text + content.text)  # type: ignore[attr-defined,call-arg]
+        else:
+            out.append(content)
+    return out

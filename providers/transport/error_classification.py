@@ -172,7 +172,7 @@ def _as_status(value: Any) -> int | None:
 
 def _status_from(code: Any, error_type: str | None) -> int | None:
     """In-stream errors carry their status as ``code``, as an HTTP status name (SGLang), or
-    only as an OpenAI error type (in ``type``, or in ``code`` as OpenRouter sends it)."""
+    only as an OpenAI error ``type``."""
     status = _as_status(code)
     if status is not None:
         return status
@@ -181,9 +181,8 @@ def _status_from(code: Any, error_type: str | None) -> int | None:
             name = candidate.upper().replace(" ", "_")
             if name in HTTPStatus.__members__:
                 return int(HTTPStatus[name])
-    for candidate in (error_type, code):
-        if isinstance(candidate, str) and candidate.lower() in _TYPE_STATUS:
-            return _TYPE_STATUS[candidate.lower()]
+    if isinstance(error_type, str) and error_type.lower() in _TYPE_STATUS:
+        return _TYPE_STATUS[error_type.lower()]
     return None
 
 

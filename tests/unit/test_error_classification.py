@@ -501,12 +501,13 @@ def test_stream_event_bad_request_is_invalid_request() -> None:
                 "code": "json_validate_failed",
             }
         },
-        # OpenRouter: the type in ``code``, on a chunk that also has choices.
+        # OpenRouter: on a chunk that also has choices, the status beside the error.
         {
             "id": "gen-1",
             "object": "chat.completion.chunk",
-            "error": {"code": "invalid_request_error", "message": "Provider returned error"},
+            "error": {"code": "provider_error", "message": "Provider returned error"},
             "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}],
+            "status_code": 400,
         },
     ],
 )

@@ -30,7 +30,7 @@ GROQ = {
 OPENROUTER = {
     "id": "gen-1",
     "object": "chat.completion.chunk",
-    "error": {"code": "invalid_request_error", "message": "Provider returned error"},
+    "error": {"code": "provider_error", "message": "Provider returned error"},
     "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}],
     "status_code": 400,
 }

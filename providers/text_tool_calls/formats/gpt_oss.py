@@ -147,4 +147,4 @@ def _call(name: str, body: str, block: str, closed: bool, tools: ToolBook) -> AI
         reason = "call not closed at end of stream" if not closed else str(exc)
         call.error = call.error or f"gpt_oss: {reason}; raw text kept in raw_arguments"
         return call
-    return tools.call(name, arguments, raw or "{}", raw=block)
+    return tools.call(name, arguments, raw, raw=block)  # an empty body stays "", as on vLLM

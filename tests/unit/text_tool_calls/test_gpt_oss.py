@@ -158,7 +158,7 @@ def test_empty_body_means_no_arguments() -> None:
         .parse("<|channel|>commentary to=functions.f<|message|><|call|>")
         .tool_calls
     )
-    assert (call.arguments, call.raw_arguments) == ({}, "{}")
+    assert (call.arguments, call.raw_arguments, call.error) == ({}, "", None)  # vLLM: ""
 
 
 def test_a_body_that_is_not_a_json_object_is_a_call_with_error() -> None:

@@ -48,6 +48,8 @@ class Hermes:
             call.raw = block
             calls.append(call)
             i = skip_space(block, i)
+            if block.startswith(",", i):  # ``{…}, {…}``: SGLang reads such a list too
+                i = skip_space(block, i + 1)
         return calls
 
     def parse_unclosed(self, block: str, tools: ToolBook, reason: str) -> list[AIContent]:

@@ -179,3 +179,15 @@ def test_offered_tool_has_no_error() -> None:
 def test_hostile_json_is_error_text_not_an_exception(arguments: str) -> None:
     block = f'<tool_call>{{"name": "f", "arguments": {arguments}}}</tool_call>'
     assert comparable(TextToolCallParser("hermes").parse(block).contents) == [("error", block)]
+
+
+def test_a_comma_separated_list_of_objects_in_one_block() -> None:
+    text = (
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+        '{"name": "get_tourist_attractions", "arguments": {"city": "London"}}</tool_call>'
+    )
+    assert calls(TextToolCallParser("hermes").parse(text).contents) == [
+        ("get_weather", {"city": "Paris"}),
+        ("get_tourist_attractions", {"city": "London"}),
+    ]
+    assert_split_invariant(text, "hermes")

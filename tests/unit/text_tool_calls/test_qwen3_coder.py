@@ -252,3 +252,12 @@ def test_nested_values_follow_nested_schemas() -> None:
 def test_tool_declarations_work_like_openai_dicts() -> None:
     declaration = ToolDeclaration("f", parameters={"properties": {"i": {"type": "integer"}}})
     assert parsed(function("f", i="1"), [declaration]) == [("f", {"i": 1})]
+
+
+def test_one_line_values_in_an_indented_layout_are_stripped() -> None:
+    # SGLang's streaming test: the template indented, the values are the words.
+    text = (
+        "<tool_call>\n        <function=f>\n        <parameter=city>\n        Dallas\n"
+        "        </parameter>\n        </function>\n        </tool_call>"
+    )
+    assert parsed(text) == [("f", {"city": "Dallas"})]

@@ -295,7 +295,7 @@ class ReasoningParser:
         if role is not None and role.group(1) in _PROMPT_ROLES:
             self._kind, self._verbatim, self._dropping = TextContent, False, True
             return
-        if role is not None and role.group(1) != "assistant":  # a tool's response
+        if role is not None and role.group(1) not in ("", "assistant"):  # a tool's response
             kind: _Kind | None = TextContent
         elif _RECIPIENT.search(header) or not names:
             kind = None

@@ -122,8 +122,13 @@ def test_markerless_text_passes_through_unchanged(text: str, cuts: list[int], fm
         text = text.replace(marker, "")
     if any(marker in text for marker in MARKERS):  # removing one joined the pieces of another
         return
+    if fmt == "gpt_oss" and text.lstrip().lower().startswith(STRIPPED_HARMONY):
+        return  # the stripped text form of harmony (tests/unit/test_reasoning_harmony.py)
     expected = [("content", text)] if text else []
     assert streamed(ReasoningParser(fmt, False), cut(text, cuts)) == expected
+
+
+STRIPPED_HARMONY = ("analysis", "commentary", "assistant")
 
 
 # -- harmony, against a model of what each message should give ---------------------------------

@@ -63,9 +63,11 @@ def _part(text: str) -> TextContent:
 
 
 class _HarmonyTracker:
-    """Reads the header (bounded) until ``<|message|>``, then the body up to its end token."""
+    """Reads the header (bounded) until ``<|message|>``, then the body up to its end token, then
+    any repeats of end tokens right after it (SGLang's tests send ``<|call|><|call|>``): those
+    are markup of the message, read ahead one token at a time and kept in the block."""
 
-    __slots__ = ("_body", "_body_base", "_header", "_marker_len", "_seen")
+    __slots__ = ("_body", "_body_base", "_end", "_header", "_marker_len", "_seen", "_tail")
 
     def __init__(self, marker: str) -> None:
         self._marker_len = len(marker)
@@ -73,11 +75,15 @@ class _HarmonyTracker:
         self._body: EndMarkerTracker | None = None
         self._body_base = 0  # block offset where the body starts
         self._seen = 0
+        self._end: int | None = None  # block offset after the last terminator read
+        self._tail = ""  # text read after it, not yet known to be another terminator
 
     def feed(self, text: str, pos: int) -> Stop | None:
         self._seen += len(text) - pos
+        if self._end is not None:
+            return self._trail(text[pos:])
         if self._body is not None:
-            return self._shift(self._body.feed(text, pos))
+            return self._after(self._shift(self._body.feed(text, pos)), text)
         old = len(self._header)
         self._header += text[pos : pos + _MAX_HEADER - old]
         match = _HEADER_STOP.search(self._header, max(self._marker_len, old - len(MESSAGE)))
@@ -89,12 +95,35 @@ class _HarmonyTracker:
             return Stop(self._marker_len, is_block=False)  # no body: malformed, kept as text
         self._body_base = match.end()
         self._body = EndMarkerTracker("", ENDS, restarts=(START, CHANNEL), eof_ok=True)
-        return self._shift(self._body.feed(text, pos + match.end() - old))
+        return self._after(self._shift(self._body.feed(text, pos + match.end() - old)), text)
+
+    def _after(self, stop: Stop | None, text: str) -> Stop | None:
+        """A body closed by a terminator: look for repeats before ending the block."""
+        if stop is None or self._body is None or not self._body.ended_by:
+            return stop
+        self._end = stop.at
+        return self._trail(text[len(text) - (self._seen - stop.at) :])
+
+    def _trail(self, new: str) -> Stop | None:
+        assert self._end is not None  # (only called once the body ended)
+        tail = self._tail + new
+        while tail:
+            end = next((e for e in ENDS if tail.startswith(e)), None)
+            if end is None:
+                if any(e.startswith(tail) for e in ENDS):
+                    break  # maybe another terminator: wait for more
+                return Stop(self._end)
+            self._end += len(end)
+            tail = tail[len(end) :]
+        self._tail = tail
+        return None
 
     def _shift(self, stop: Stop | None) -> Stop | None:
         return None if stop is None else Stop(self._body_base + stop.at, stop.is_block)
 
     def finish(self) -> Stop | None:
+        if self._end is not None:
+            return Stop(self._end)
         if self._body is None:  # a header cut by the end: parse_block decides
             return Stop(self._seen)
         return self._shift(self._body.finish())
@@ -113,10 +142,10 @@ class GptOss:
         if not found:  # only at end of stream
             return [] if _BARE_HEADER.fullmatch(header) else [TextContent(block)]
         closed = body.endswith(ENDS)
-        for end in ENDS:
-            body = body.removesuffix(end)
+        while body.endswith(ENDS):  # a repeated terminator (``<|call|><|call|>``) too
+            body = body[: body.rindex("<|")]
         role_match = _ROLE.match(header)
-        role = role_match.group(1) if role_match else "assistant"
+        role = (role_match.group(1) if role_match else "") or "assistant"
         channel_match = _CHANNEL_NAME.search(header)
         channel = channel_match.group(1) if channel_match else None
         recipient_match = _RECIPIENT.search(header)

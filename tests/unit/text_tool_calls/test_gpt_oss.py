@@ -209,3 +209,25 @@ def test_a_new_message_inside_a_header_ends_it() -> None:
     assert comparable(result.contents)[0] == ("text", "<|channel|>commentary")
     assert calls(result.contents) == [("f", {})]
     assert_split_invariant(text, "gpt_oss")
+
+
+@pytest.mark.parametrize("prefix", ["", "<|start|>assistant"])
+def test_a_repeated_terminator_is_markup_of_the_message(prefix: str) -> None:
+    # SGLang's abbreviated-header test ends the call with <|call|><|call|>.
+    text = (
+        prefix + "<|channel|>commentary to=functions.get_weather<|constrain|>json<|message|>"
+        '{"city":"Paris"}<|call|><|call|>'
+    )
+    result = TextToolCallParser("gpt_oss").parse(text)
+    assert calls(result.contents) == [("get_weather", {"city": "Paris"})]
+    assert result.content == ""
+    assert_split_invariant(text, "gpt_oss")
+    assert_split_invariant(text + "<|ca", "gpt_oss")
+
+
+def test_a_start_without_role_is_the_assistant() -> None:
+    text = (
+        "<|start|><|channel|>analysis<|message|>thinking hard<|end|>"
+        "<|channel|>final<|message|>the answer<|end|>"
+    )
+    assert parse(text) == [("reasoning", "thinking hard"), ("text", "the answer")]

@@ -26,13 +26,14 @@ __all__ = ["TextToolCallParser"]
 class _Session:
     """The state of one stream: the scanner and, for ``auto``, whether a format was detected."""
 
-    __slots__ = ("_detecting", "_parts", "_scanner", "_table", "_tools")
+    __slots__ = ("_detecting", "_parts", "_scanner", "_table", "_tools", "cut")
 
     def __init__(self, name: str, tools: ToolBook) -> None:
         self._detecting = name == AUTO
         self._table = table_for(name)
         self._tools = tools
         self._parts = False  # a message part was emitted: the next one starts a new line
+        self.cut = False  # the caller stopped reading mid-stream: unclosed blocks stay text
         self._scanner = Scanner(self._table, self._resolve, self._unclosed)
 
     @property
@@ -68,6 +69,8 @@ class _Session:
         candidates = self._table.candidates[marker]
         names = "/".join(fmt.name for fmt in candidates)
         reason = f"{names}: {marker} not closed at end of stream"
+        if self.cut:
+            return [error_text(block, reason)]
         recovered = recover_unclosed(candidates, block, self._tools, reason)
         if recovered is not None:
             return recovered
@@ -94,7 +97,7 @@ class TextToolCallParser:
     format carries them).
     """
 
-    __slots__ = ("_format", "_scanner", "_tools")
+    __slots__ = ("_format", "_scanner", "_session", "_tools")
 
     def __init__(
         self,
@@ -106,7 +109,8 @@ class TextToolCallParser:
             raise ValueError(f"unknown text tool-call format {format!r}; known: {known}")
         self._format = format
         self._tools = ToolBook(tools)
-        self._scanner = _Session(format, self._tools).scanner
+        self._session = _Session(format, self._tools)
+        self._scanner = self._session.scanner
 
     @property
     def format(self) -> str:
@@ -152,8 +156,13 @@ class TextToolCallParser:
         until its end marker comes, so a caller bounds it)."""
         return self._scanner.held_bytes()
 
-    def finish(self) -> list[AIContent]:
-        """End of stream: held text, and any unclosed block as error text. Resets the stream."""
+    def finish(self, *, cut: bool = False) -> list[AIContent]:
+        """End of stream: held text, and any unclosed block, surfaced as a call with ``error``
+        when a name can be read, else as error text. ``cut``: the caller stopped reading before
+        the stream ended (a limit), so an unclosed block is only the text it is. Resets the
+        stream."""
+        self._session.cut = cut
         contents = self._scanner.finish()
-        self._scanner = _Session(self._format, self._tools).scanner
+        self._session = _Session(self._format, self._tools)
+        self._scanner = self._session.scanner
         return contents

@@ -164,3 +164,13 @@ def test_markerless_text_passes_through_byte_identical() -> None:
     result = TextToolCallParser().parse(text)
     assert result.contents == [TextContent(text)]
     assert visible(stream(TextToolCallParser(), text)) == text
+
+
+def test_a_stream_cut_by_the_caller_leaves_an_unclosed_block_as_text() -> None:
+    # A limit stops reading mid-stream: the held block is the text it is, not a call.
+    parser = TextToolCallParser()
+    assert parser.feed('<tool_call>{"name": "f", "arguments": {"a": 1}}') == []
+    (tail,) = parser.finish(cut=True)
+    assert comparable([tail]) == [("error", '<tool_call>{"name": "f", "arguments": {"a": 1}}')]
+    assert parser.feed("next stream") == [TextContent("next stream")]  # reset, uncut
+    assert isinstance(parser.feed("<tool_call>") + parser.finish(), list)

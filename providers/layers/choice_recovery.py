@@ -252,7 +252,7 @@ class ChoiceRecovery:
 
     def _pass(self, limit: str, message: str, out: list[AIContent]) -> None:
         self._max_held = self._max_calls = None  # (releasing what is held must not raise)
-        unsent = out + self.finish()
+        unsent = out + self.finish(cut=True)
         raise LimitPassed(ResponseTooLargeError(f"{message} (limits.{limit})", limit=limit), unsent)
 
     def _process(self, contents: list[AIContent]) -> list[AIContent]:
@@ -318,8 +318,9 @@ class ChoiceRecovery:
             self._edges_in_text = edges.in_text()
             self._edges_in_reasoning = edges.in_reasoning()
 
-    def finish(self) -> list[AIContent]:
-        """Release whatever the parsers still hold (a partial marker, an unclosed block)."""
+    def finish(self, *, cut: bool = False) -> list[AIContent]:
+        """Release whatever the parsers still hold (a partial marker, an unclosed block; ``cut``:
+        the stream was not read to its end, so an unclosed block is text, not a call)."""
         self._fresh = False  # (after the end, what remains passes through: no parsers then)
         out: list[AIContent] = []
         if self._reasoning is not None:
@@ -327,7 +328,7 @@ class ChoiceRecovery:
             self._reasoning = None
             self._route(held, out)
         if self._tools is not None:
-            tail = self._tools.finish()
+            tail = self._tools.finish(cut=cut)
             self._tools = None
             self._note_calls(tail)
             out.extend(tail)

@@ -14,10 +14,11 @@ from typing import Any
 from providers.abstractions.contents import AIContent, TextContent
 from providers.abstractions.options import ToolDeclaration
 from providers.abstractions.parsed_text import ParsedText
-from providers.text_tool_calls._protocol import MalformedBlockError, error_text
+from providers.text_tool_calls._protocol import PART_KEY, MalformedBlockError, error_text
 from providers.text_tool_calls._registry import AUTO, FORMAT_NAMES, table_for
 from providers.text_tool_calls._scanner import Scanner, append_text
 from providers.text_tool_calls._tools import ToolBook
+from providers.text_tool_calls._unclosed import recover_unclosed
 
 __all__ = ["TextToolCallParser"]
 
@@ -25,12 +26,14 @@ __all__ = ["TextToolCallParser"]
 class _Session:
     """The state of one stream: the scanner and, for ``auto``, whether a format was detected."""
 
-    __slots__ = ("_detecting", "_scanner", "_table", "_tools")
+    __slots__ = ("_detecting", "_parts", "_scanner", "_table", "_tools", "cut")
 
     def __init__(self, name: str, tools: ToolBook) -> None:
         self._detecting = name == AUTO
         self._table = table_for(name)
         self._tools = tools
+        self._parts = False  # a message part was emitted: the next one starts a new line
+        self.cut = False  # the caller stopped reading mid-stream: unclosed blocks stay text
         self._scanner = Scanner(self._table, self._resolve, self._unclosed)
 
     @property
@@ -49,19 +52,37 @@ class _Session:
                 self._detecting = False
                 self._table = table_for(fmt.name)
                 self._scanner.use(self._table)
-            return contents
+            return [self._joined(c) for c in contents]
         return [error_text(block, "; ".join(reasons))]
 
+    def _joined(self, content: AIContent) -> AIContent:
+        """A message part as plain text, after a line break if another part came before."""
+        if not isinstance(content, TextContent) or not content.additional_properties:
+            return content
+        if PART_KEY not in content.additional_properties:
+            return content
+        text = "\n" + content.text if self._parts else content.text
+        self._parts = True
+        return TextContent(text)
+
     def _unclosed(self, marker: str, block: str) -> list[AIContent]:
-        names = "/".join(fmt.name for fmt in self._table.candidates[marker])
-        return [error_text(block, f"{names}: {marker} not closed at end of stream")]
+        candidates = self._table.candidates[marker]
+        names = "/".join(fmt.name for fmt in candidates)
+        reason = f"{names}: {marker} not closed at end of stream"
+        if self.cut:
+            return [error_text(block, reason)]
+        recovered = recover_unclosed(candidates, block, self._tools, reason)
+        if recovered is not None:
+            return recovered
+        return [error_text(block, reason)]
 
 
 class TextToolCallParser:
     """Recovers tool calls that a model wrote as text, whole (``parse``) or streamed.
 
     ``format`` is a format name (``hermes``, ``qwen3_coder``, ``mistral``, ``llama3_json``,
-    ``pythonic``, ``kimi_k2``, ``deepseek_v3``, ``deepseek_v31``, ``gpt_oss``) or ``auto``, which
+    ``pythonic``, ``kimi_k2``, ``deepseek_v3``, ``deepseek_v31``, ``gpt_oss``, ``nemotron``) or
+    ``auto``, which
     detects the format from the first block that parses and keeps it for the stream. ``tools``
     (OpenAI-style dicts or ``ToolDeclaration``) type qwen3_coder values by their schemas and
     mark calls of tools that were not offered with an ``error``.
@@ -76,7 +97,7 @@ class TextToolCallParser:
     format carries them).
     """
 
-    __slots__ = ("_format", "_scanner", "_tools")
+    __slots__ = ("_format", "_scanner", "_session", "_tools")
 
     def __init__(
         self,
@@ -88,7 +109,8 @@ class TextToolCallParser:
             raise ValueError(f"unknown text tool-call format {format!r}; known: {known}")
         self._format = format
         self._tools = ToolBook(tools)
-        self._scanner = _Session(format, self._tools).scanner
+        self._session = _Session(format, self._tools)
+        self._scanner = self._session.scanner
 
     @property
     def format(self) -> str:
@@ -134,8 +156,13 @@ class TextToolCallParser:
         until its end marker comes, so a caller bounds it)."""
         return self._scanner.held_bytes()
 
-    def finish(self) -> list[AIContent]:
-        """End of stream: held text, and any unclosed block as error text. Resets the stream."""
+    def finish(self, *, cut: bool = False) -> list[AIContent]:
+        """End of stream: held text, and any unclosed block, surfaced as a call with ``error``
+        when a name can be read, else as error text. ``cut``: the caller stopped reading before
+        the stream ended (a limit), so an unclosed block is only the text it is. Resets the
+        stream."""
+        self._session.cut = cut
         contents = self._scanner.finish()
-        self._scanner = _Session(self._format, self._tools).scanner
+        self._session = _Session(self._format, self._tools)
+        self._scanner = self._session.scanner
         return contents

@@ -18,6 +18,7 @@ from providers.text_tool_calls._tools import ToolBook
 
 __all__ = [
     "ERROR_KEY",
+    "PART_KEY",
     "BlockTracker",
     "MalformedBlockError",
     "Segment",
@@ -29,6 +30,11 @@ __all__ = [
 
 ERROR_KEY = "text_tool_call_error"
 """The ``additional_properties`` key that marks text which looked like a call but did not parse."""
+
+
+PART_KEY = "message_part"
+"""Marks text that is one message's visible part (harmony ``final`` or a preamble): the parser
+joins consecutive parts with a line break and removes the mark."""
 
 
 class MalformedBlockError(ValueError):
@@ -98,19 +104,22 @@ class Segment(NamedTuple):
     result: FunctionCallContent | str
 
 
-def assemble(block: str, start: int, end: int, segments: Sequence[Segment]) -> list[AIContent]:
+def assemble(
+    block: str, start: int, end: int, segments: Sequence[Segment], *, drop_gaps: bool = False
+) -> list[AIContent]:
     """Contents of a block holding several calls between ``block[start:end]``.
 
-    Whitespace between calls is markup. Anything else between them, and every call that failed,
-    comes back as an error text holding exactly its characters, so one bad call does not sink the
-    good ones. If no call parsed, the block as a whole is malformed (the caller then returns the
+    Whitespace between calls is markup. Anything else between them (unless ``drop_gaps``: a
+    format whose servers drop it, Kimi-K2), and every call that failed, comes back as an error
+    text holding exactly its characters, so one bad call does not sink the good ones. If no
+    call parsed, the block as a whole is malformed (the caller then returns the
     entire block as error text rather than a patchwork).
     """
     out: list[AIContent] = []
     reasons: list[str] = []
 
     def gap(text: str) -> None:
-        if text.strip():
+        if text.strip() and not drop_gaps:
             reasons.append("unexpected text between calls")
             out.append(error_text(text, reasons[-1]))
 

@@ -21,6 +21,7 @@ from providers.text_tool_calls.formats.hermes import Hermes
 from providers.text_tool_calls.formats.kimi_k2 import KimiK2
 from providers.text_tool_calls.formats.llama3_json import Llama3Json
 from providers.text_tool_calls.formats.mistral import Mistral
+from providers.text_tool_calls.formats.nemotron import Nemotron
 from providers.text_tool_calls.formats.pythonic import Pythonic
 from providers.text_tool_calls.formats.qwen3_coder import Qwen3Coder
 
@@ -38,6 +39,7 @@ _ALL: Final[tuple[ToolCallFormat, ...]] = (
     DeepSeekV3(),
     DeepSeekV31(),
     GptOss(),
+    Nemotron(),
 )
 
 FORMATS: Final[Mapping[str, ToolCallFormat]] = {f.name: f for f in _ALL}

@@ -10,6 +10,7 @@ is executable only if it names an offered tool).
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -89,6 +90,25 @@ class ToolBook:
             return None
         schema = properties.get(parameter)
         return schema if isinstance(schema, Mapping) else None
+
+    def infer_name(self, raw_arguments: str) -> str | None:
+        """The one offered tool a call without a name can mean: the only tool, or the only one
+        whose declared parameters hold every argument of a JSON object; else ``None``."""
+        tools = self._tools or {}
+        if len(tools) == 1:
+            return next(iter(tools))
+        try:
+            arguments = json.loads(raw_arguments)
+        except ValueError:
+            return None
+        if not isinstance(arguments, dict):
+            return None
+        fitting = [
+            name
+            for name, declaration in tools.items()
+            if set(arguments) <= set((declaration.parameters or {}).get("properties") or {})
+        ]
+        return fitting[0] if len(fitting) == 1 else None
 
     def call(
         self,

@@ -66,7 +66,7 @@ class EndMarkerTracker:
     stop token the server does not return).
     """
 
-    __slots__ = ("_eof_ok", "_lead", "_quiet", "_seen", "_skip", "_spec", "_tail")
+    __slots__ = ("_eof_ok", "_lead", "_quiet", "_seen", "_skip", "_spec", "_tail", "ended_by")
 
     def __init__(
         self,
@@ -85,6 +85,7 @@ class EndMarkerTracker:
         self._tail = ""  # end of the consumed text that may begin an end marker
         # Set while only an occurrence of ``_spec.first`` can matter: the per-delta fast path.
         self._quiet = ""
+        self.ended_by = ""  # the end marker that closed the block ("" for a restart or none)
 
     def feed(self, text: str, pos: int) -> Stop | None:
         quiet = self._quiet
@@ -127,7 +128,10 @@ class EndMarkerTracker:
         return Stop(self._seen) if self._eof_ok else None
 
     def _stop(self, at: int, marker: str) -> Stop:
-        return Stop(at if marker in self._spec.restarts else at + len(marker))
+        if marker in self._spec.restarts:
+            return Stop(at)
+        self.ended_by = marker
+        return Stop(at + len(marker))
 
     def _partial(self, text: str, i: int, tail: str) -> str:
         """The longest suffix of what was consumed that is a proper prefix of a marker."""

@@ -3,11 +3,15 @@ says what the caller does next (the tree is drawn in ``providers.abstractions.er
 
 The class follows the status, except that a context overflow is recognised whatever the status
 (``providers.transport.context_overflow``) and an in-stream error, which arrives after HTTP 200,
-takes the status its payload names. Messages quote the server's, bounded and redacted
-(``providers.transport.error_redaction``); of an error that arrived mid-stream only the first
-line is quoted, since past the 200 the server has generated text and its errors may quote it
-(llama.cpp's "Invalid diff" quotes the tool call being generated). The untouched body is kept in
-``body``.
+takes the status its payload names: a ``status_code`` (or ``status``) field, in the error object
+or beside it (Groq, OpenRouter), else a numeric ``code``, else an HTTP status name (SGLang), else
+the OpenAI error type (``invalid_request_error`` is a 400: the request is wrong, and retrying it
+cannot help). An event that names no status at all is a server failure.
+
+Messages quote the server's, bounded and redacted (``providers.transport.error_redaction``); of
+an error that arrived mid-stream only the first line is quoted, since past the 200 the server
+has generated text and its errors may quote it (llama.cpp's "Invalid diff" quotes the tool call
+being generated). The untouched body is kept in ``body``.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ def error_from_stream_event(
     its errors may quote it (the rest stays in ``body``).
     """
     parsed = parse_error_body(payload)
-    status = _status_from(parsed.code, parsed.error_type)
+    status = _explicit_status(parsed.extra, payload) or _status_from(parsed.code, parsed.error_type)
     first_line, _, rest = parsed.message.strip().partition("\n")
     return _classify(
         status,
@@ -133,17 +137,52 @@ def _status_class(status: int | None, parsed: ErrorBody) -> type[ApiStatusError]
     return ApiStatusError
 
 
+_TYPE_STATUS: dict[str, int] = {
+    "invalid_request_error": 400,  # OpenAI, Groq, OpenRouter, llama.cpp
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "rate_limit_error": 429,
+    "server_error": 500,
+    "not_supported_error": 501,
+    "unavailable_error": 503,  # llama.cpp
+}
+"""OpenAI-style error types, by the HTTP status they stand for."""
+
+_STATUS_KEYS = ("status_code", "status")
+
+
+def _explicit_status(*sources: Mapping[str, Any]) -> int | None:
+    """A ``status_code``/``status`` field in the error object or beside it (Groq, OpenRouter)."""
+    for source in sources:
+        for key in _STATUS_KEYS:
+            status = _as_status(source.get(key))
+            if status is not None:
+                return status
+    return None
+
+
+def _as_status(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599:
+        return value
+    if isinstance(value, str) and value.isdigit() and 100 <= int(value) <= 599:
+        return int(value)
+    return None
+
+
 def _status_from(code: Any, error_type: str | None) -> int | None:
-    """In-stream errors carry their status as ``code`` or as an HTTP status name (SGLang)."""
-    if isinstance(code, int) and not isinstance(code, bool) and 100 <= code <= 599:
-        return code
-    if isinstance(code, str) and code.isdigit() and 100 <= int(code) <= 599:
-        return int(code)
+    """In-stream errors carry their status as ``code``, as an HTTP status name (SGLang), or
+    only as an OpenAI error ``type``."""
+    status = _as_status(code)
+    if status is not None:
+        return status
     for candidate in (error_type, code):
         if isinstance(candidate, str):
             name = candidate.upper().replace(" ", "_")
             if name in HTTPStatus.__members__:
                 return int(HTTPStatus[name])
+    if isinstance(error_type, str) and error_type.lower() in _TYPE_STATUS:
+        return _TYPE_STATUS[error_type.lower()]
     return None
 
 

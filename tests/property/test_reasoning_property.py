@@ -106,13 +106,13 @@ def test_any_cutting_gives_what_parse_gives(
 def test_tag_formats_lose_nothing_but_their_tags(
     text: str, cuts: list[int], fmt: str, starts: bool | None
 ) -> None:
-    # Tags are consumed wherever they are; every other character, tool markers included, is
-    # in exactly one content, in order.
+    # Only tags are consumed (those that open or close reasoning); every other character, tool
+    # markers included, is in exactly one content, in order.
     tags = re.compile("|".join(map(re.escape, TAGS[fmt])))
     out = streamed(ReasoningParser(fmt, starts), cut(text, cuts))
     kept = "".join(piece for _, piece in out)
-    assert kept == tags.sub("", text)
-    assert len(kept) + sum(len(m.group()) for m in tags.finditer(text)) == len(text)
+    assert tags.sub("", kept) == tags.sub("", text)
+    assert len(kept) <= len(text)
 
 
 @SETTINGS
@@ -122,8 +122,13 @@ def test_markerless_text_passes_through_unchanged(text: str, cuts: list[int], fm
         text = text.replace(marker, "")
     if any(marker in text for marker in MARKERS):  # removing one joined the pieces of another
         return
+    if fmt == "gpt_oss" and text.lstrip().lower().startswith(STRIPPED_HARMONY):
+        return  # the stripped text form of harmony (tests/unit/test_reasoning_harmony.py)
     expected = [("content", text)] if text else []
     assert streamed(ReasoningParser(fmt, False), cut(text, cuts)) == expected
+
+
+STRIPPED_HARMONY = ("analysis", "commentary", "assistant")
 
 
 # -- harmony, against a model of what each message should give ---------------------------------
@@ -143,6 +148,7 @@ def harmony(draw: st.DrawFn) -> tuple[str, bool, list[tuple[str, str]]]:
     pre = draw(BODY)
     text = [pre]
     expected = [("reasoning" if in_reasoning else "content", pre)]
+    parts = False
     for i in range(draw(st.integers(0, 4))):
         channel, recipient, body = draw(CHANNELS), draw(RECIPIENT), draw(BODY)
         if i == 0 and draw(st.booleans()):
@@ -157,10 +163,14 @@ def harmony(draw: st.DrawFn) -> tuple[str, bool, list[tuple[str, str]]]:
             )
         end = draw(st.sampled_from(("<|end|>", "<|return|>", "<|call|>", "")))
         text += [header, body, end]
-        if recipient or channel not in ("analysis", "final"):
+        if recipient or channel not in ("analysis", "final", "commentary"):
             expected.append(("content", header + body + end))
-        else:
-            expected.append(("reasoning" if channel == "analysis" else "content", body))
+        elif channel == "analysis":
+            expected.append(("reasoning", body))
+        else:  # final, or a commentary preamble: one part each, joined by a line break
+            expected += [("content", "\n")] if parts else []
+            expected.append(("content", body))
+            parts = True
         if not end:
             break
         after = draw(BODY)

@@ -122,6 +122,21 @@ FRAGMENTS: dict[str, tuple[str, ...]] = {
         "<|start|>",
         "<|message|>",
         "<|end|>",
+        "<|start|>user<|message|>Hi<|end|>",
+        '<|start|>functions.f to=assistant<|channel|>commentary<|message|>{"ok": 1}<|end|>',
+        '<|channel|>final {"answer": "hi"}<|return|>',
+        "<|start|>assistant",
+        '<|channel|>analysis to=functions.f<|message|>{"a": ',
+    ),
+    "nemotron": (
+        '<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</TOOLCALL>',
+        '<TOOLCALL>{"name": "f", "arguments": "{\\"a\\": 1}"}</TOOLCALL>',
+        '<TOOLCALL>[{"name": "f", "arguments": {}</TOOLCALL>',
+        '<TOOLCALL>[{"name": "f", "arguments": {"a": "</TOOLCALL>',
+        "<TOOLCALL>",
+        "</TOOLCALL>",
+        "<TOOL",
+        "<TOOLCALL> in prose",
     ),
 }
 FORMATS = tuple(name for name in FORMAT_NAMES if name != "auto")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from providers import ChatOptions, ChatResponse, OpenAiCompatibleChatClient
+from providers import ChatOptions, ChatResponse, OpenAiCompatibleChatClient, TextReasoningContent
 from providers.layers.text_recovery import TextRecoveryChatClient
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 
@@ -44,6 +44,11 @@ FORMATS: dict[str, str] = {
     "gpt_oss": (
         f"<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{ARGS}<|call|>"
     ),
+    "gpt_oss_role_header": (
+        "<|start|>assistant to=functions.get_weather<|channel|>commentary<|constrain|>json"
+        f"<|message|>{ARGS}<|call|>"
+    ),
+    "nemotron": f'<TOOLCALL>[{{"name": "get_weather", "arguments": {ARGS}}}]</TOOLCALL>',
 }
 MARKUP = ("<tool_call", "<function", "[TOOL_CALLS]", "<|", "<｜", "get_weather(")
 TOOL = {
@@ -88,7 +93,7 @@ async def test_text_tool_call_reaches_the_caller_structured(name: str, configure
     def answer(request: ReceivedRequest) -> RecordedReply:
         return RecordedReply(200, body, {"Content-Type": "text/event-stream"})
 
-    fmt = "auto" if configured == "auto" else name.removesuffix("_v11")
+    fmt = "auto" if configured == "auto" else name.removesuffix("_v11").removesuffix("_role_header")
     async with (
         ReplayServer(
             answer, lambda data: [data[i : i + 7] for i in range(0, len(data), 7)]
@@ -107,3 +112,38 @@ async def test_text_tool_call_reaches_the_caller_structured(name: str, configure
     assert response.text.strip() == PREAMBLE.strip()
     for markup in MARKUP:
         assert markup not in response.text
+
+
+async def test_a_whole_harmony_turn_reaches_the_caller_split() -> None:
+    # Issue #24: analysis is reasoning, a commentary preamble is the visible text, and the call
+    # addressed in the role header is a call; nothing of the markup shows.
+    text = (
+        "<|channel|>analysis<|message|>Need the weather.<|end|>"
+        "<|start|>assistant<|channel|>commentary<|message|>Let me check.<|end|>"
+        + FORMATS["gpt_oss_role_header"]
+    )
+    body = vllm_stream(text)
+
+    def answer(request: ReceivedRequest) -> RecordedReply:
+        return RecordedReply(200, body, {"Content-Type": "text/event-stream"})
+
+    async with (
+        ReplayServer(
+            answer, lambda data: [data[i : i + 5] for i in range(0, len(data), 5)]
+        ) as server,
+        TextRecoveryChatClient(
+            OpenAiCompatibleChatClient(server.base_url, backend="vllm")
+        ) as client,
+    ):
+        updates = [
+            u async for u in client.get_streaming_response("weather?", ChatOptions(tools=[TOOL]))
+        ]
+    response = ChatResponse.from_updates(updates)
+    assert [(c.name, c.arguments, c.error) for c in response.tool_calls] == [
+        ("get_weather", {"city": "Paris", "days": 3}, None)
+    ]
+    assert response.text == "Let me check."
+    contents = response.messages[0].contents
+    reasoning = [c.text for c in contents if isinstance(c, TextReasoningContent)]
+    assert "".join(reasoning) == "Need the weather."
+    assert response.finish_reason == "tool_calls"

@@ -476,6 +476,63 @@ def test_stream_event_bad_request_is_invalid_request() -> None:
     assert type(error) is InvalidRequestError
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        # Groq: the status beside the OpenAI fields, a string code.
+        {
+            "error": {
+                "message": "Failed to call a function. See 'failed_generation'.",
+                "type": "invalid_request_error",
+                "code": "tool_use_failed",
+                "status_code": 400,
+            }
+        },
+        # The status beside the error object.
+        {
+            "error": {"message": "bad tool schema", "type": "invalid_request_error"},
+            "status_code": 400,
+        },
+        # Only the type names it.
+        {
+            "error": {
+                "message": "bad",
+                "type": "invalid_request_error",
+                "code": "json_validate_failed",
+            }
+        },
+        # OpenRouter: on a chunk that also has choices, the status beside the error.
+        {
+            "id": "gen-1",
+            "object": "chat.completion.chunk",
+            "error": {"code": "provider_error", "message": "Provider returned error"},
+            "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}],
+            "status_code": 400,
+        },
+    ],
+)
+def test_stream_event_invalid_request_envelopes_are_not_retryable(payload: dict[str, Any]) -> None:
+    error = error_from_stream_event(payload, backend="openai")
+    assert type(error) is InvalidRequestError
+    assert error.status == 400
+
+
+def test_stream_event_status_code_field_wins_over_the_type() -> None:
+    payload = {
+        "error": {"message": "upstream", "type": "invalid_request_error", "status_code": 502}
+    }
+    assert type(error_from_stream_event(payload)) is BackendUnavailableError
+
+
+@pytest.mark.parametrize(
+    ("error_type", "expected"),
+    [("rate_limit_error", RateLimitError), ("authentication_error", AuthenticationError)],
+)
+def test_stream_event_other_openai_types(error_type: str, expected: type[Exception]) -> None:
+    error = error_from_stream_event({"error": {"message": "x", "type": error_type}})
+    assert type(error) is expected
+
+
 def test_stream_event_without_status_is_a_server_error() -> None:
     error = error_from_stream_event({"error": {"message": "something"}})
     assert type(error) is ServerError

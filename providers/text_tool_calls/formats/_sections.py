@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from providers.abstractions.contents import AIContent, FunctionCallContent
+from providers.abstractions.contents import AIContent, FunctionCallContent, TextContent
 from providers.text_tool_calls._protocol import MalformedBlockError, Segment, assemble
 from providers.text_tool_calls._tools import ToolBook
 from providers.text_tool_calls._trackers import EndMarkerTracker
@@ -30,6 +30,7 @@ class SectionFormat:
     section_end = ""
     call_begin = ""
     call_end = ""
+    drop_gaps = False  # text between the markers: dropped (Kimi-K2's servers) or error text
 
     def __init__(self) -> None:
         begin, end = re.escape(self.call_begin), re.escape(self.call_end)
@@ -47,9 +48,9 @@ class SectionFormat:
 
     def tracker(self, marker: str) -> EndMarkerTracker:
         if marker == self.section_begin:
-            return EndMarkerTracker(
-                marker, (self.section_end,), restarts=(marker,), lead=_tag_start
-            )
+            # Where the servers drop text inside the section, it may hold any noise.
+            lead = None if self.drop_gaps else _tag_start
+            return EndMarkerTracker(marker, (self.section_end,), restarts=(marker,), lead=lead)
         return EndMarkerTracker(
             marker, (self.call_end,), restarts=(self.call_begin, self.section_begin)
         )
@@ -69,7 +70,25 @@ class SectionFormat:
                 continue
             call.raw = match.group()
             segments.append(Segment(match.start(), match.end(), call))
-        return assemble(block, start, end, segments)
+        if self.drop_gaps and not segments:
+            return []  # an empty section is markup
+        return assemble(block, start, end, segments, drop_gaps=self.drop_gaps)
+
+    def parse_unclosed(self, block: str, tools: ToolBook, reason: str) -> list[AIContent]:
+        """Close what the stream left open: the last call, then the section."""
+        added = ""
+        if block.rfind(self.call_begin) > block.rfind(self.call_end):
+            added += self.call_end
+        contents = self.parse_block(
+            block + added + self.section_end * self._in_section(block), tools
+        )
+        last = contents[-1] if contents else None
+        if added and isinstance(last, TextContent) and last.text.endswith(added):
+            last.text = last.text.removesuffix(added)  # the cut call, as it came
+        return contents
+
+    def _in_section(self, block: str) -> bool:
+        return block.startswith(self.section_begin)
 
     def parse_call(self, body: str, tools: ToolBook) -> FunctionCallContent:
         raise NotImplementedError

@@ -5,9 +5,10 @@ Grammar and server behaviour: docs/formats.md §1. Deliberate differences from t
 * Each block stands alone. vLLM is all-or-nothing (one bad block turns the whole output into
   content); here a bad block becomes error text and the good blocks are still calls.
 * Text before, between and after blocks is kept (vLLM drops everything after the first tag).
-* A block must be closed. vLLM also accepts a last block cut by the end of the stream when its
-  JSON happens to be complete; a truncated stream is not trusted to carry a complete call here,
-  so such a block is error text (vLLM: ``test_hermes_parser_non_streaming_tool_call_until_eos``).
+* A block cut by the end of the stream is surfaced as a call with ``error`` (``_unclosed``):
+  vLLM accepts it when its JSON happens to be complete
+  (``test_hermes_parser_non_streaming_tool_call_until_eos``), but a truncated stream is not
+  trusted to carry a complete call, so it is shown and never executed.
 * ``raw_arguments`` is the model's own argument text, not a re-dump.
 """
 
@@ -18,6 +19,7 @@ from providers.text_tool_calls._json import call_from_object, skip_space
 from providers.text_tool_calls._protocol import MalformedBlockError
 from providers.text_tool_calls._tools import ToolBook
 from providers.text_tool_calls._trackers import EndMarkerTracker
+from providers.text_tool_calls._unclosed import json_call_prefix
 from providers.text_tool_calls.formats._tool_call_tag import CLOSE, OPEN, tool_call_tracker
 
 __all__ = ["Hermes"]
@@ -46,4 +48,12 @@ class Hermes:
             call.raw = block
             calls.append(call)
             i = skip_space(block, i)
+            if block.startswith(",", i):  # ``{…}, {…}``: SGLang reads such a list too
+                i = skip_space(block, i + 1)
         return calls
+
+    def parse_unclosed(self, block: str, tools: ToolBook, reason: str) -> list[AIContent]:
+        try:
+            return self.parse_block(block + CLOSE, tools)
+        except MalformedBlockError:
+            return [json_call_prefix(block, len(OPEN), tools, reason)]

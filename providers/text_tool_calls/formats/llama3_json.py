@@ -8,6 +8,9 @@ Grammar and server behaviour: docs/formats.md §4. Each call object needs ``name
   (or after ``auto`` detected it by ``<|python_tag|>``), and only for objects that start with a
   ``"name"`` key (``{"name"`` or ``{ "name"``): any ``{`` would hold back every JSON answer.
 * Several objects in one block are all-or-nothing, like vLLM: they were written as one unit.
+* An object that never closes before the end of the stream is error text, but a complete call
+  object after it is still read (SGLang: "invalid then valid"), as a call the end of the stream
+  cut (``_unclosed``: surfaced with ``error``).
 
 The block ends after the last object; to know there is no ``; {`` after it, the tracker reads
 ahead, and the scanner re-reads what it looked at as ordinary text.
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 from providers.abstractions.contents import AIContent
 from providers.text_tool_calls._json import call_from_object, skip_space
-from providers.text_tool_calls._protocol import MalformedBlockError, Stop
+from providers.text_tool_calls._protocol import MalformedBlockError, Stop, error_text
 from providers.text_tool_calls._tools import ToolBook
 from providers.text_tool_calls._trackers import JsonBalance
 
@@ -93,3 +96,15 @@ class Llama3Json:
             if not block.startswith(";", i):
                 raise MalformedBlockError(f"expected ';' between calls at offset {i}")
             i = skip_space(block, i + 1)
+
+    def parse_unclosed(self, block: str, tools: ToolBook, reason: str) -> list[AIContent]:
+        """The last complete call object of a block whose first object never closed."""
+        start = len(block)
+        while (start := max(block.rfind(bare, 1, start) for bare in _BARE)) > 0:
+            try:
+                call, end = call_from_object(block, start, tools, require_arguments=True)
+            except MalformedBlockError:
+                continue
+            if skip_space(block, end) == len(block):
+                return [error_text(block[:start], reason), call]
+        raise MalformedBlockError("no complete call object")

@@ -13,7 +13,8 @@ servers, this parser also accepts:
 
 Value trimming follows the older vLLM parser and SGLang: exactly one leading and one trailing
 newline are removed, because that is the template's layout; anything more is the model's
-(indentation in code matters; vLLM's newer ``strip()`` would change it). Names are stripped.
+(indentation in code matters; vLLM's newer ``strip()`` would change it). Inside an indented
+layout, a one-line value is stripped entirely (``_trimmed``). Names are stripped.
 Text between parameters inside a function is markup and ignored, as on the servers. A repeated
 parameter keeps its last value, as on the servers.
 """
@@ -45,6 +46,18 @@ _MARKUP = re.compile(r"(?:\s|</?tool_call>)+")  # between functions: layout and 
 def _skip_markup(block: str, i: int, limit: int) -> int:
     match = _MARKUP.match(block, i, limit)
     return i if match is None else match.end()
+
+
+def _trimmed(value: str) -> str:
+    """One leading and one trailing newline removed (the template's layout). When the closing
+    tag is indented (the value ends in a newline and spaces) the layout is indented, and a value
+    that is one line once stripped loses all of it, as SGLang and vLLM's engine read it; other
+    values keep their own whitespace (code indentation)."""
+    stripped = value.strip()
+    closing_indent = value.rpartition("\n")[2]
+    if "\n" in value and closing_indent.isspace() and "\n" not in stripped:
+        return stripped
+    return value.removeprefix("\n").removesuffix("\n")
 
 
 def _name_start(char: str) -> bool:
@@ -79,6 +92,10 @@ class Qwen3Coder:
             segments.append(Segment(begin, _skip_markup(block, stop, limit), result))
         return assemble(block, _skip_markup(block, start, end), end, segments)
 
+    def parse_unclosed(self, block: str, tools: ToolBook, reason: str) -> list[AIContent]:
+        closer = CLOSE if block.startswith(OPEN) else END_FUNCTION
+        return self.parse_block(block + closer, tools)
+
     def _function(
         self, block: str, begin: int, limit: int, tools: ToolBook
     ) -> tuple[FunctionCallContent | str, int]:
@@ -102,7 +119,7 @@ class Qwen3Coder:
             value_end = params[k + 1].start() if k + 1 < len(params) else body_end
             closing = block.find(END_PARAMETER, param.end(), value_end)
             value = block[param.end() : value_end if closing < 0 else closing]
-            value = value.removeprefix("\n").removesuffix("\n")
+            value = _trimmed(value)
             key = param.group(2).strip()
             arguments[key] = convert(value, tools.parameter_schema(name, key))
         raw = json.dumps(arguments, ensure_ascii=False)

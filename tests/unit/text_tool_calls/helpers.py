@@ -6,7 +6,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from providers.abstractions.contents import AIContent, FunctionCallContent, TextContent
+from providers.abstractions.contents import (
+    AIContent,
+    FunctionCallContent,
+    TextContent,
+    TextReasoningContent,
+)
 from providers.abstractions.options import ToolDeclaration
 from providers.text_tool_calls import ERROR_KEY, TextToolCallParser
 
@@ -40,6 +45,8 @@ def comparable(contents: Iterable[AIContent], *, ids: bool = False) -> list[tupl
         elif isinstance(content, TextContent):
             reason = (content.additional_properties or {}).get(ERROR_KEY)
             out.append(("error", content.text) if reason else ("text", content.text))
+        elif isinstance(content, TextReasoningContent):
+            out.append(("reasoning", content.text))
         else:
             raise AssertionError(f"unexpected content {content!r}")
     return out

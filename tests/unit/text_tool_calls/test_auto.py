@@ -83,6 +83,7 @@ def test_format_names() -> None:
         "deepseek_v3",
         "deepseek_v31",
         "gpt_oss",
+        "nemotron",
         "auto",
     )
     with pytest.raises(ValueError, match="unknown text tool-call format 'qwen25'"):

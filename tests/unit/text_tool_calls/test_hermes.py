@@ -145,13 +145,16 @@ def test_unclosed_block_before_the_next_one() -> None:
     "tail",
     ['<tool_call>{"name": "f", "arguments": {"a": 1', '<tool_call>{"name": "f", "arguments": {}}'],
 )
-def test_unclosed_at_end_of_stream_is_error_text(tail: str) -> None:
-    # Even complete JSON: a stream cut before </tool_call> is not trusted to hold a call.
+def test_unclosed_at_end_of_stream_is_a_call_with_error(tail: str) -> None:
+    # Surfaced as vLLM does (test_hermes_parser_non_streaming_tool_call_until_eos), but a
+    # stream cut before </tool_call> is not trusted to hold a call: never executable.
     parser = TextToolCallParser("hermes")
     assert parser.feed("ok " + tail) == [TextContent("ok ")]
-    (content,) = parser.finish()
-    assert comparable([content]) == [("error", tail)]
-    assert "not closed at end of stream" in errors([content])[0]
+    (call,) = parser.finish()
+    assert isinstance(call, FunctionCallContent)
+    assert call.name == "f"
+    assert call.raw == tail
+    assert call.error is not None and "not closed at end of stream" in call.error
 
 
 def test_call_of_a_tool_not_offered_carries_an_error() -> None:
@@ -176,3 +179,15 @@ def test_offered_tool_has_no_error() -> None:
 def test_hostile_json_is_error_text_not_an_exception(arguments: str) -> None:
     block = f'<tool_call>{{"name": "f", "arguments": {arguments}}}</tool_call>'
     assert comparable(TextToolCallParser("hermes").parse(block).contents) == [("error", block)]
+
+
+def test_a_comma_separated_list_of_objects_in_one_block() -> None:
+    text = (
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+        '{"name": "get_tourist_attractions", "arguments": {"city": "London"}}</tool_call>'
+    )
+    assert calls(TextToolCallParser("hermes").parse(text).contents) == [
+        ("get_weather", {"city": "Paris"}),
+        ("get_tourist_attractions", {"city": "London"}),
+    ]
+    assert_split_invariant(text, "hermes")

@@ -107,3 +107,12 @@ def test_unclosed_object_at_end_of_stream() -> None:
 def test_auto_does_not_treat_bare_json_as_a_call() -> None:
     text = 'As JSON: {"name": "Bob", "parameters": {"age": 3}}'
     assert parse(text, "auto") == [("text", text)]
+
+
+def test_a_valid_call_after_an_object_that_never_closes() -> None:
+    # SGLang: "invalid then valid"; the object cut by the end is kept as error text.
+    bad = '{"name": "get_weather", "parameters": {'
+    good = '{"name": "get_weather", "parameters": {}}'
+    result = TextToolCallParser("llama3_json").parse(bad + good)
+    assert calls(result.contents) == [("get_weather", {})]
+    assert comparable(result.contents)[0] == ("error", bad)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from providers.abstractions.contents import FunctionCallContent
 from providers.text_tool_calls import TextToolCallParser
 from tests.unit.text_tool_calls.helpers import (
     assert_split_invariant,
@@ -69,10 +70,14 @@ def test_brackets_inside_string_arguments() -> None:
     assert_split_invariant(text, "mistral")
 
 
-def test_truncated_arguments_are_error_text() -> None:
-    # vLLM returns the broken text as the call's arguments; an agent might execute that.
+def test_truncated_arguments_are_a_call_with_error() -> None:
+    # vLLM returns the cut text as the call's arguments; here it is surfaced, not executable.
     text = '[TOOL_CALLS]get_weather{"city": "Par'
-    assert parse(text) == [("error", text)]
+    (call,) = TextToolCallParser("mistral").parse(text).contents
+    assert isinstance(call, FunctionCallContent)
+    assert (call.name, call.arguments, call.raw_arguments) == ("get_weather", {}, '{"city": "Par')
+    assert call.error is not None and "not closed at end of stream" in call.error
+    assert_split_invariant(text, "mistral")
 
 
 def test_invalid_arguments_are_error_text() -> None:
@@ -83,7 +88,27 @@ def test_invalid_arguments_are_error_text() -> None:
 
 
 def test_name_without_arguments_at_end_of_stream() -> None:
-    assert parse("[TOOL_CALLS]toolname_no_args") == [("error", "[TOOL_CALLS]toolname_no_args")]
+    # vLLM: tools_called, no call, no content. Here the call is surfaced, not executable.
+    (call,) = TextToolCallParser("mistral").parse("[TOOL_CALLS]toolname_no_args").contents
+    assert isinstance(call, FunctionCallContent)
+    assert (call.name, call.arguments, call.raw_arguments) == ("toolname_no_args", {}, "")
+    assert call.error is not None
+
+
+def test_one_word_of_junk_before_a_pre_v11_array() -> None:
+    # vLLM's regex fallback finds the array; the junk is kept as text.
+    text = '[TOOL_CALLS]  junk [{"name": "add", "arguments":{"a": 1, "b": 2}}] trail'
+    result = TextToolCallParser("mistral").parse(text)
+    assert calls(result.contents) == [("add", {"a": 1, "b": 2})]
+    assert result.content == "junk  trail"
+    assert_split_invariant(text, "mistral")
+
+
+def test_content_before_the_token_and_the_array() -> None:
+    text = 'Hello[TOOL_CALLS] [{"name": "add", "arguments":{"a": 1, "b": 2}}]'
+    result = TextToolCallParser("mistral").parse(text)
+    assert calls(result.contents) == [("add", {"a": 1, "b": 2})]
+    assert result.content == "Hello"
 
 
 def test_array_that_is_not_json() -> None:
@@ -92,8 +117,9 @@ def test_array_that_is_not_json() -> None:
 
 
 def test_words_after_the_token_are_flagged_and_kept() -> None:
+    # vLLM: no call, content "not json at all"; the token is markup.
     result = TextToolCallParser("mistral").parse("[TOOL_CALLS] not json at all")
-    assert visible(result.contents) == "[TOOL_CALLS] not json at all"
+    assert visible(result.contents) == " not json at all"
     assert result.tool_calls == []
     assert errors(result.contents)
 

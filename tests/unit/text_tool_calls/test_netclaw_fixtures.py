@@ -7,8 +7,9 @@ asserted fixed: suppressed text never vanishes, and the preamble is not emitted 
 
 from __future__ import annotations
 
+from providers.abstractions.contents import FunctionCallContent
 from providers.text_tool_calls import TextToolCallParser
-from tests.unit.text_tool_calls.helpers import calls, comparable, errors, stream, visible
+from tests.unit.text_tool_calls.helpers import calls, comparable, stream, visible
 
 STORE_MEMORY = (
     "<tool_call>\n<function=store_memory>\n<parameter=Content>Important note</parameter>\n"
@@ -79,9 +80,11 @@ def test_suppressed_block_that_never_parses_is_not_lost() -> None:
     # netclaw bug: text after the marker vanished when nothing parsed.
     parser = TextToolCallParser()
     assert parser.feed("<tool_call><function=test>") == []
-    tail = parser.finish()
-    assert visible(tail) == "<tool_call><function=test>"
-    assert errors(tail)
+    (call,) = parser.finish()
+    # Surfaced as a call that must not run, its text kept on it.
+    assert isinstance(call, FunctionCallContent)
+    assert (call.name, call.raw) == ("test", "<function=test>")
+    assert call.error is not None
 
 
 def test_sse_single_chunk_with_the_whole_block() -> None:

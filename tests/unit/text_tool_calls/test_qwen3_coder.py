@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from providers.abstractions.contents import FunctionCallContent
 from providers.abstractions.options import ToolDeclaration
 from providers.text_tool_calls import TextToolCallParser
 from tests.unit.text_tool_calls.helpers import (
@@ -124,9 +125,13 @@ def test_blocks_that_are_not_qwen3_coder_are_error_text(text: str) -> None:
     assert errors(result.contents)[0].startswith("qwen3_coder: ")
 
 
-def test_unclosed_at_end_of_stream() -> None:
+def test_unclosed_at_end_of_stream_is_a_call_with_error() -> None:
     text = "<tool_call>\n<function=f>\n<parameter=a>\n1"
-    assert comparable(TextToolCallParser("qwen3_coder").parse(text).contents) == [("error", text)]
+    (call,) = TextToolCallParser("qwen3_coder").parse(text).contents
+    assert isinstance(call, FunctionCallContent)
+    assert (call.name, call.arguments) == ("f", {"a": "1"})
+    assert call.error is not None and "not closed at end of stream" in call.error
+    assert_split_invariant(text, "qwen3_coder")
 
 
 # Typing by the JSON Schema (research/FORMATS.md §2, rule set B).
@@ -247,3 +252,12 @@ def test_nested_values_follow_nested_schemas() -> None:
 def test_tool_declarations_work_like_openai_dicts() -> None:
     declaration = ToolDeclaration("f", parameters={"properties": {"i": {"type": "integer"}}})
     assert parsed(function("f", i="1"), [declaration]) == [("f", {"i": 1})]
+
+
+def test_one_line_values_in_an_indented_layout_are_stripped() -> None:
+    # SGLang's streaming test: the template indented, the values are the words.
+    text = (
+        "<tool_call>\n        <function=f>\n        <parameter=city>\n        Dallas\n"
+        "        </parameter>\n        </function>\n        </tool_call>"
+    )
+    assert parsed(text) == [("f", {"city": "Dallas"})]

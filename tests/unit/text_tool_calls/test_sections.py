@@ -6,12 +6,14 @@ from collections.abc import Callable
 
 import pytest
 
+from providers.abstractions.contents import FunctionCallContent, TextContent
 from providers.text_tool_calls import TextToolCallParser
 from tests.unit.text_tool_calls.helpers import (
     assert_split_invariant,
     calls,
     comparable,
     errors,
+    tool,
 )
 
 BEGIN, END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
@@ -43,21 +45,60 @@ def test_kimi_whitespace_around_the_id_and_dotted_names() -> None:
     assert (call.name, call.call_id) == ("a.b", "functions.a.b:3")
 
 
-def test_kimi_bad_call_is_error_text_and_the_others_survive() -> None:
+def test_kimi_bad_calls_are_surfaced_with_error_and_the_others_survive() -> None:
     bad_id = kimi("functions.invalid.0", "{}")  # vLLM skips an id without :INDEX
     bad_json = kimi("functions.f:1", "{not json}")  # vLLM returns it as a call anyway
     good = kimi("functions.g:2", '{"a": 1}')
     result = TextToolCallParser("kimi_k2").parse(f"{BEGIN}{bad_id}{bad_json}{good}{END}")
-    assert comparable(result.contents) == [
-        ("error", bad_id),
-        ("error", bad_json),
-        ("call", "g", {"a": 1}, '{"a": 1}', None),
+    found = [(c.name, c.raw_arguments, c.error is None) for c in result.tool_calls]
+    assert found == [
+        ("invalid.0", "{}", False),
+        ("f", "{not json}", False),
+        ("g", '{"a": 1}', True),
     ]
-    assert "NAME:INDEX" in errors(result.contents)[0]
+    assert result.content == ""
+    assert "NAME:INDEX" in (result.tool_calls[0].error or "")
 
 
-def test_kimi_section_where_every_call_fails_is_one_error_text() -> None:
-    text = f"{BEGIN}{kimi('functions.f:0', '[1]')}{END}"
+def test_kimi_text_between_the_markers_is_dropped() -> None:
+    text = f"Reasoning. {BEGIN} spurious noise {kimi('functions.t:0', '{}')} more {END}"
+    result = TextToolCallParser("kimi_k2").parse(text)
+    assert result.content == "Reasoning. "
+    assert calls(result.contents) == [("t", {})]
+    assert TextToolCallParser("kimi_k2").parse(f"R. {BEGIN}{END}").contents == [TextContent("R. ")]
+    assert_split_invariant(text, "kimi_k2")
+
+
+def test_kimi_bare_counter_takes_its_name_from_the_tools() -> None:
+    text = BEGIN + kimi("0", '{"city": "Tokyo", "unit": "c"}') + END
+    weather = tool("get_weather", {"city": {"type": "string"}, "unit": {"type": "string"}})
+    read = tool("read_file", {"path": {"type": "string"}})
+    flight = tool("book_flight", {"city": {"type": "string"}})
+    (call,) = TextToolCallParser("kimi_k2", [read, weather]).parse(text).tool_calls
+    assert (call.call_id, call.name, call.error) == ("0", "get_weather", None)
+    ambiguous = BEGIN + kimi("0", '{"city": "Tokyo"}') + END
+    assert TextToolCallParser("kimi_k2", [weather, flight]).parse(ambiguous).tool_calls == []
+    assert TextToolCallParser("kimi_k2").parse(ambiguous).tool_calls == []
+
+
+def test_kimi_call_cut_by_the_end_keeps_its_partial_arguments() -> None:
+    text = f"I'll check. {BEGIN}<|tool_call_begin|>functions.get_weather:0 " + (
+        '<|tool_call_argument_begin|>{"city": "Bei'
+    )
+    result = TextToolCallParser("kimi_k2").parse(text)
+    (call,) = result.tool_calls
+    assert (call.call_id, call.name, call.raw_arguments) == (
+        "functions.get_weather:0",
+        "get_weather",
+        '{"city": "Bei',
+    )
+    assert call.error is not None
+    assert result.content == "I'll check. "
+    assert_split_invariant(text, "kimi_k2")
+
+
+def test_kimi_section_where_no_call_can_be_read_is_one_error_text() -> None:
+    text = f"{BEGIN}<|tool_call_begin|>no argument marker<|tool_call_end|>{END}"
     assert comparable(TextToolCallParser("kimi_k2").parse(text).contents) == [("error", text)]
 
 
@@ -73,9 +114,12 @@ def test_kimi_call_without_a_section() -> None:
     assert_split_invariant(text, "kimi_k2")
 
 
-def test_kimi_truncated_section_is_error_text() -> None:
+def test_kimi_truncated_section_keeps_the_complete_call() -> None:
     text = f"{BEGIN}{kimi('functions.f:0', '{}')}<|tool_call_begin|>functions.g:1<|tool_call_arg"
-    assert comparable(TextToolCallParser("kimi_k2").parse(text).contents) == [("error", text)]
+    call, cut_off = TextToolCallParser("kimi_k2").parse(text).contents
+    assert isinstance(call, FunctionCallContent)
+    assert (call.name, call.error is not None) == ("f", True)  # its section never closed
+    assert comparable([cut_off]) == [("error", "<|tool_call_begin|>functions.g:1<|tool_call_arg")]
 
 
 DS_BEGIN, DS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -122,7 +166,7 @@ def test_deepseek_v31_rejects_v3_calls() -> None:
 
 def test_deepseek_unclosed_section_at_end_of_stream() -> None:
     text = f"ok {DS_BEGIN}{v31('f', '{}')}"
-    assert comparable(TextToolCallParser("deepseek_v31").parse(text).contents) == [
-        ("text", "ok "),
-        ("error", text[3:]),
-    ]
+    result = TextToolCallParser("deepseek_v31").parse(text)
+    assert result.content == "ok "
+    (call,) = result.tool_calls
+    assert call.name == "f" and call.error is not None

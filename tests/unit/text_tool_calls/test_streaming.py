@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from providers.abstractions.contents import TextContent
+from providers.abstractions.contents import FunctionCallContent, TextContent
 from providers.text_tool_calls import TextToolCallParser
 from tests.unit.text_tool_calls.helpers import (
     assert_split_invariant,
@@ -111,9 +111,11 @@ def test_unclosed_block_is_returned_whole_at_end_of_stream() -> None:
     parser = TextToolCallParser()
     assert parser.feed('Text. <tool_call>\n{"name": "f", ') == [TextContent("Text. ")]
     assert parser.feed('"arguments": {"a": 1}') == []
-    (tail,) = parser.finish()
-    assert comparable([tail]) == [("error", '<tool_call>\n{"name": "f", "arguments": {"a": 1}')]
-    assert errors([tail]) == ["hermes/qwen3_coder: <tool_call> not closed at end of stream"]
+    (tail,) = parser.finish()  # surfaced with its partial arguments, never executable
+    assert isinstance(tail, FunctionCallContent)
+    assert (tail.name, tail.raw_arguments) == ("f", '{"a": 1}')
+    assert tail.raw == '<tool_call>\n{"name": "f", "arguments": {"a": 1}'
+    assert tail.error == "hermes/qwen3_coder: <tool_call> not closed at end of stream"
 
 
 def test_nothing_is_duplicated_or_swallowed() -> None:
@@ -162,3 +164,15 @@ def test_markerless_text_passes_through_byte_identical() -> None:
     result = TextToolCallParser().parse(text)
     assert result.contents == [TextContent(text)]
     assert visible(stream(TextToolCallParser(), text)) == text
+
+
+def test_a_stream_cut_by_the_caller_leaves_an_unclosed_block_as_text() -> None:
+    # A limit stops reading mid-stream: the held block is the text it is, not a call.
+    parser = TextToolCallParser()
+    assert parser.feed('<tool_call>{"name": "f", "arguments": {"a": 1}}') == []
+    (tail,) = parser.finish(cut=True)
+    assert comparable([tail]) == [("error", '<tool_call>{"name": "f", "arguments": {"a": 1}}')]
+    assert parser.feed('<tool_call>{"name": "f"') == []  # the next stream is not cut
+    (call,) = parser.finish()
+    assert isinstance(call, FunctionCallContent)
+    assert call.error is not None

@@ -197,7 +197,7 @@ class BackendConfig(_Strict):
     text_tool_calls: str = "auto"
     """Tool calls left in text: ``auto``, ``off`` or a format (``hermes``, ``qwen3_coder``,
     ``mistral``, ``llama3_json``, ``pythonic``, ``kimi_k2``, ``deepseek_v3``, ``deepseek_v31``,
-    ``gpt_oss``)."""
+    ``gpt_oss``, ``nemotron``)."""
     extra_body: dict[str, Any] = Field(default_factory=dict)
     """Top-level request-body keys added to every request unless the caller sets them
     (merged recursively, the caller wins)."""

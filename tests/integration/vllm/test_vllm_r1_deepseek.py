@@ -58,7 +58,7 @@ async def test_think_block_closed_in_the_prompt(
     included, as content, while the non-streamed answer is still split (the captures'
     ``r1-deepseek-think-closed-in-prompt`` set). Our recovery layer must hide the disagreement:
     the caller gets the same split either way. That needs ``reasoning_tags="deepseek_r1"``:
-    ``auto`` takes a stray ``</think>`` for markup after the answer (providers/reasoning.py)."""
+    ``auto`` takes a stray ``</think>`` for markup after the answer (providers/reasoning/)."""
     base = SCENARIOS["reasoning-no-open-tag"]
     scenario = Scenario(
         "reasoning-think-closed-in-prompt",

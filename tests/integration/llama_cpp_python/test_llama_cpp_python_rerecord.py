@@ -123,10 +123,13 @@ async def _record(
         extra=extra,
     )
     sidecar = recording.sidecar
+    # Detection finds no version on this server's wire; its OpenAPI document states one.
+    version = served_version(server)
+    sidecar["provenance"] |= {"server": f"{BACKEND} {version}", "version": version}
     if recovered is not None:
         sidecar["expected_recovered"] = _recovered(recovered, sidecar["expected"])
-        text = json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n"
-        recording.sidecar_path.write_bytes(text.encode("utf-8"))
+    text = json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n"
+    recording.sidecar_path.write_bytes(text.encode("utf-8"))
     assert sidecar["provenance"]["server"].startswith(BACKEND), sidecar["provenance"]
     return dict(sidecar["expected"])
 

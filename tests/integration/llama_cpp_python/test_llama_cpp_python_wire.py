@@ -165,3 +165,25 @@ async def test_function_calling_handler_refuses_auto_in_a_stream(
     async with aclosing(pipeline(lcp_function_calling_server)) as client:
         with pytest.raises(ProviderError):
             await _call(client, ChatToolMode.AUTO, streaming=True)
+
+
+async def test_a_second_request_ends_a_running_stream_without_a_finish(
+    lcp_server: LlamaCppPythonServer,
+) -> None:
+    """``interrupt_requests`` (on by default): a request that arrives while a stream runs makes
+    the server send ``[DONE]`` at once, with no finish chunk. The caller sees it as a response
+    whose ``finish_reason`` is ``None`` and whose text is a strict prefix of the model's."""
+    long_text = "It is sunny in Paris. " * 8
+    extra = await forcing(lcp_server.base_url, long_text)
+    options = ChatOptions(max_output_tokens=120, additional_properties=extra)
+    async with aclosing(pipeline(lcp_server)) as client, aclosing(pipeline(lcp_server)) as other:
+        stream = client.get_streaming_response(PROMPT, options)
+        updates = [await anext(stream)]
+        while not updates[-1].text:
+            updates.append(await anext(stream))
+        second = await other.get_response(PROMPT, ChatOptions(max_output_tokens=1))
+        updates += [update async for update in stream]
+    cut = ChatResponse.from_updates(updates)
+    assert second.finish_reason == "length"
+    assert cut.finish_reason is None
+    assert long_text.startswith(cut.text) and len(cut.text) < len(long_text)

@@ -5,7 +5,8 @@ The order follows docs/wire.md §1.4:
 1. the configured host (``api.openai.com``) — no request at all;
 2. ``GET /v1/models`` — needed anyway for the served ids: a ``Server: llama.cpp`` header (sent
    on every llama.cpp answer, 401 and 503 included), else ``data[].owned_by``
-   (``llamacpp`` / ``vllm`` / ``sglang``);
+   (``llamacpp`` / ``vllm`` / ``sglang``; llama-cpp-python's ``"me"``, which is too plain to
+   decide alone, only on a card that also has its ``permissions`` list, docs/wire.md §7);
 3. key-free probes for when ``/v1/models`` needs a key we lack or says nothing:
    ``GET /props`` (llama.cpp only), ``GET /version`` (vLLM), ``GET /`` ("SGLang is running",
    "Ollama is running"), ``GET /api/version`` (Ollama), ``GET /api/v0/models`` (LM Studio).
@@ -15,9 +16,10 @@ root; the ``Server`` header is checked on every answer, whatever its status. Any
 ``generic``: the tolerant profile, and no backend-specific probes.
 
 The fingerprints — the only place outside tables and tests where backend names are spelled — are
-the ``_OWNED_BY`` and ``_ROOT_TEXT`` tables below. Every row of ``providers.backends.PROFILES``
-has one except ``generic``, which is what detection answers when nothing matched; ``openai`` is
-recognised by its host alone (``tests/unit/test_backends_table.py`` checks both).
+the ``_OWNED_BY``, ``_CARD_KEY`` and ``_ROOT_TEXT`` tables below. Every row of
+``providers.backends.PROFILES`` has one except ``generic``, which is what detection answers when
+nothing matched; ``openai`` is recognised by its host alone
+(``tests/unit/test_backends_table.py`` checks both).
 """
 
 from __future__ import annotations
@@ -47,7 +49,15 @@ __all__ = ["DetectedBackend", "backend_version", "detect_backend", "detect_with"
 _log = get_logger(__name__)
 
 _SERVER_HEADER = "llama.cpp"
-_OWNED_BY = {"llamacpp": Backend.LLAMACPP, "vllm": Backend.VLLM, "sglang": Backend.SGLANG}
+_OWNED_BY = {
+    "llamacpp": Backend.LLAMACPP,
+    "vllm": Backend.VLLM,
+    "sglang": Backend.SGLANG,
+    "me": Backend.LLAMA_CPP_PYTHON,
+}
+_CARD_KEY = {"me": "permissions"}
+"""Owners too plain to decide alone, and the key their model card must also carry:
+llama-cpp-python lists ``{"id", "object": "model", "owned_by": "me", "permissions": []}``."""
 _ROOT_TEXT = (("sglang is running", Backend.SGLANG), ("ollama is running", Backend.OLLAMA))
 _OPENAI_HOSTS = ("api.openai.com",)
 _VERSION_PROBES = (Source.PROPS, Source.VERSION, Source.SERVER_INFO, Source.API_VERSION)
@@ -75,9 +85,23 @@ def _from_models(response: ProbeResponse) -> Decision:
         return None
     for owner in parse_models(response.payload, None).owned_by:
         backend = _OWNED_BY.get(owner.lower())
-        if backend is not None:
+        if backend is None:
+            continue
+        key = _CARD_KEY.get(owner.lower())
+        if key is None:
             return backend, f'owned_by "{owner}" in GET {response.url}'
+        if _card_has(response.payload, owner, key):
+            return backend, f'owned_by "{owner}" with "{key}" in GET {response.url}'
     return None
+
+
+def _card_has(payload: Any, owner: str, key: str) -> bool:
+    """Whether a model card owned by ``owner`` carries ``key`` (a list)."""
+    data = payload.get("data") if isinstance(payload, dict) else None
+    return isinstance(data, list) and any(
+        isinstance(card, dict) and card.get("owned_by") == owner and isinstance(card.get(key), list)
+        for card in data
+    )
 
 
 def _from_props(response: ProbeResponse) -> Decision:

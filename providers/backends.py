@@ -47,6 +47,7 @@ class Backend:
     never seen never raises."""
 
     LLAMACPP: Final = "llamacpp"
+    LLAMA_CPP_PYTHON: Final = "llama-cpp-python"
     VLLM: Final = "vllm"
     SGLANG: Final = "sglang"
     OLLAMA: Final = "ollama"
@@ -147,6 +148,9 @@ PROFILES: dict[str, BackendProfile] = {
         BackendProfile(
             Backend.LLAMACPP, probes=("props",), model_field_ignored=True, timings="llamacpp"
         ),
+        # llama-cpp-python's FastAPI server: no /props, /version or /health, one loaded model
+        # answers for any requested id, usage never in a stream (docs/wire.md §7).
+        BackendProfile(Backend.LLAMA_CPP_PYTHON, model_field_ignored=True),
         BackendProfile(
             Backend.VLLM,
             merge_system_messages=True,

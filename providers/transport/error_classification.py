@@ -17,6 +17,7 @@ being generated). The untouched body is kept in ``body``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
@@ -39,6 +40,8 @@ from providers.transport.error_bodies import ErrorBody, parse_error_body
 
 __all__ = ["error_from_response", "error_from_stream_event"]
 
+_VALIDATION = re.compile(r"\s*\d+ validation errors?\b")
+"""Pydantic's summary line ("1 validation error for …", "2 validation errors:")."""
 _MESSAGE_LIMIT = 1000  # characters of the server's message quoted in an exception's message
 
 
@@ -130,6 +133,10 @@ def _status_class(status: int | None, parsed: ErrorBody) -> type[ApiStatusError]
         return ApiStatusError  # "try again" statuses: the request itself is fine
     if status in (502, 503, 504):
         return BackendUnavailableError
+    if status == 500 and _VALIDATION.match(parsed.message):
+        # llama-cpp-python wraps FastAPI's request validation in its 500 (docs/wire.md §7):
+        # the request is wrong, and sending it again would only fail again.
+        return InvalidRequestError
     if status is None or status >= 500:
         return ServerError  # an in-stream error that states no status: the server failed
     if status >= 400:

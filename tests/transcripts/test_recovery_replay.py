@@ -44,7 +44,7 @@ async def replay_recovered(transcript: Transcript, pieces: list[bytes]) -> dict[
 
 
 def test_recovery_cases_cover_every_backend_and_both_kinds() -> None:
-    assert {t.backend for t in RECOVERED} == {"llamacpp", "vllm", "sglang"}
+    assert {t.backend for t in RECOVERED} == {"llamacpp", "llama-cpp-python", "vllm", "sglang"}
     assert any(t.sidecar["expected_recovered"]["tool_calls"] for t in RECOVERED)
     assert any(t.sidecar["expected_recovered"]["reasoning"] for t in RECOVERED)
 

@@ -21,7 +21,7 @@ STREAMS = [t for t in TRANSCRIPTS if t.is_stream]
 
 def test_the_suite_has_evidence_from_every_backend() -> None:
     backends = {t.backend for t in TRANSCRIPTS}
-    assert backends == {"llamacpp", "vllm", "sglang"}
+    assert backends == {"llamacpp", "llama-cpp-python", "vllm", "sglang"}
     assert len(TRANSCRIPTS) >= 100
     for transcript in TRANSCRIPTS:
         assert transcript.sidecar["provenance"]["kind"] in {

@@ -61,7 +61,7 @@ class LoopbackServer:
     Class attributes tune what differs between servers: ``label`` names it in errors,
     ``error`` is the exception type raised, ``poll_seconds`` and ``health_timeout`` pace the
     ``/health`` polling (SGLang's answer waits for its warm-up request), ``tail_lines`` is the
-    default size of :meth:`log_tail`.
+    default size of :meth:`log_tail`, ``ready_path`` the path polled.
     """
 
     label: ClassVar[str] = "server"
@@ -70,6 +70,9 @@ class LoopbackServer:
     poll_seconds: ClassVar[float] = 0.25
     health_timeout: ClassVar[float] = 2.0
     tail_lines: ClassVar[int] = 60
+    ready_path: ClassVar[str] = "/health"
+    """What ``wait_ready`` polls until it answers 200 (llama-cpp-python's server has no
+    ``/health``; its ``/v1/models`` answers once the model is loaded)."""
 
     def __init__(
         self,
@@ -205,7 +208,7 @@ class LoopbackServer:
         if self._process is None:
             raise self.error(f"{self.label} is not started")
         deadline = self._launched_at + self.startup_timeout
-        url = f"{self.base_url}/health"
+        url = f"{self.base_url}{self.ready_path}"
         while True:
             code = self._process.poll()
             if code is not None:

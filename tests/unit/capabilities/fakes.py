@@ -83,6 +83,7 @@ def _lmstudio_unknown(request: httpx.Request) -> httpx.Response:
 
 FALLBACKS: dict[str, Callable[[httpx.Request], httpx.Response]] = {
     "llamacpp": _llamacpp_404,
+    "llama-cpp-python": _fastapi_404,
     "vllm": _fastapi_404,
     "sglang": _fastapi_404,
     "ollama": _go_404,
@@ -91,6 +92,7 @@ FALLBACKS: dict[str, Callable[[httpx.Request], httpx.Response]] = {
 
 SETUPS = {
     "llamacpp": "qwen25-plain",
+    "llama-cpp-python": "gguf-template",
     "vllm": "plain",
     "sglang": "plain",
     "ollama": "reconstructed",

@@ -7,6 +7,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from providers import ChatResponseUpdate, ChunkNormalizer, TextContent, TextReasoningContent
 
 
@@ -70,3 +73,98 @@ def test_every_field_of_what_the_normaliser_makes_is_set() -> None:
         for field in dataclasses.fields(obj):
             getattr(obj, field.name)  # raises AttributeError when a field was left unset
         assert obj == dataclasses.replace(obj)  # and it compares like one made the usual way
+
+
+# --- the common chunk's fast path (``chunk_shapes.Template``, issue 21) -------------------------
+
+
+def _common(
+    delta: dict[str, Any], choice_extra: dict[str, Any] | None = None, **top: Any
+) -> dict[str, Any]:
+    return {**chunk(delta, choice_extra, **top), "created": 1}
+
+
+_VARIANTS: list[dict[str, Any]] = [
+    _common({"content": "a"}, {"logprobs": None}, usage=None),
+    _common({"content": "b"}, {"logprobs": None}, usage=None),
+    _common({"content": "b"}, {"logprobs": None}, usage={"prompt_tokens": 1}),
+    _common({"content": ""}, {"logprobs": None}, usage=None),
+    _common({"content": None}, {"logprobs": None}, usage=None),
+    _common({"content": 7}, {"logprobs": None}, usage=None),
+    _common({"content": "c"}, {"logprobs": {"x": 1}}, usage=None),
+    _common({"content": "c", "role": "assistant"}, {"logprobs": None}, usage=None),
+    _common({"content": "c"}, {"logprobs": None}, usage=None, error=None),
+    _common({"reasoning_content": "r"}, {"logprobs": None}, usage=None),
+    _common({"reasoning_content": "r", "content": None}, {"logprobs": None}, usage=None),
+    _common({"reasoning_content": None, "content": "t"}, {"logprobs": None}, usage=None),
+    _common({"content": "d"}, {"logprobs": None}, usage=None, system_fingerprint="fp1"),
+    _common({"content": "d"}, {"logprobs": None}, usage=None, system_fingerprint="fp2"),
+    _common({"content": "e"}, {"logprobs": None, "stop_reason": None}, usage=None),
+    _common({"content": "e"}, {"logprobs": None, "stop_reason": 5}, usage=None),
+    {**_common({"content": "f"}, {"logprobs": None}, usage=None), "id": 12},
+    {**_common({"content": "f"}, {"logprobs": None}, usage=None), "created": "x"},
+    {**_common({"content": "f"}, {"logprobs": None}, usage=None), "created": 5, "model": "n"},
+    {**_common({"content": "f"}, {"logprobs": None}, usage=None), "object": "other"},
+    {
+        "id": "c",
+        "model": "m",
+        "created": 1,
+        "choices": [{"index": 1, "delta": {"content": "g"}, "finish_reason": None}],
+    },
+    {
+        "id": "c",
+        "model": "m",
+        "created": 1,
+        "choices": [{"index": "1", "delta": {"content": "g"}, "finish_reason": None}],
+    },
+    {
+        "id": "c",
+        "model": "m",
+        "created": 1,
+        "choices": [{"index": 0, "delta": {"content": "g"}, "finish_reason": "stop"}],
+    },
+    {
+        "id": "c",
+        "model": "m",
+        "created": 1,
+        "choices": [{"index": 0, "delta": {"content": "g"}, "finish_reason": None}] * 2,
+    },
+    {"id": "c", "model": "m", "created": 1, "choices": []},
+]
+
+
+def _view(update: ChatResponseUpdate) -> tuple[Any, ...]:
+    return (
+        update.contents,
+        update.role,
+        update.finish_reason,
+        update.response_id,
+        update.model_id,
+        update.created_at,
+        update.choice_index,
+        update.additional_properties,
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, len(_VARIANTS) - 1), min_size=1, max_size=30))
+def test_a_stream_reads_each_chunk_as_the_full_path_would(picks: list[int]) -> None:
+    """Whatever follows the chunk a template was learnt from, the fast path gives exactly what
+    the full path gives: a fresh normaliser that has seen the same fingerprints (the only state
+    a delta chunk's reading depends on) reads each chunk the same."""
+    streaming = ChunkNormalizer("sglang")
+    for pick in picks:
+        item = _VARIANTS[pick]
+        fresh = ChunkNormalizer("sglang")
+        fresh._fingerprint = streaming._fingerprint
+        expected = [_view(u) for u in fresh.feed(item)]
+        assert [_view(u) for u in streaming.feed(item)] == expected
+        assert streaming._fingerprint == fresh._fingerprint
+
+
+def test_the_common_chunk_takes_the_fast_path() -> None:
+    normalizer = ChunkNormalizer("sglang")
+    normalizer.feed(_VARIANTS[0])
+    assert normalizer._template is not None
+    (update,) = normalizer.feed(_VARIANTS[1])
+    assert update.contents == [TextContent("b")] and update.raw is _VARIANTS[1]

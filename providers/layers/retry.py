@@ -216,8 +216,7 @@ class _Run:
         self._decision = RetryDecision(False)
 
     def retrying(self, sleep: Sleep) -> tenacity.AsyncRetrying:
-        # deferred: tenacity takes about a tenth of the first request's imports (-X importtime),
-        # and is needed only once a call has failed (issue 21, cold start)
+        # deferred: -X importtime: tenacity, needed only once a call failed (issue 21)
         import tenacity
 
         return tenacity.AsyncRetrying(

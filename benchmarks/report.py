@@ -356,6 +356,14 @@ def _import_lines(report: dict[str, Any]) -> list[str]:
             f"  import {module:<34} {row['cached_ms']:8.1f} ms  {env_text}"
             f"   ({row['modules_in_sys_modules']} modules loaded)"
         )
+    first = report.get("first_request")
+    if first:
+        verdict = "PASS" if first["ratio"] <= first["limit"] else "FAIL"
+        lines.append(
+            f"  import + first client + first request: standard pipeline "
+            f"{first['standard_ms']:.1f} ms, floor {first['floor_ms']:.1f} ms: "
+            f"{first['ratio']:.2f}x  {verdict} (limit {first['limit']}x, issue 21)"
+        )
     breakdown = report.get("import_breakdown", {}).get("providers")
     if breakdown:
         parts = ", ".join(f"{name} {ms:.1f}" for name, ms in breakdown)

@@ -22,7 +22,15 @@ from typing import Any
 from providers.abstractions.chat_response import ChatResponseUpdate
 from providers.abstractions.contents import TextContent, TextReasoningContent
 
-__all__ = ["NO_SHAPE", "Template", "shape", "template_for"]
+__all__ = [
+    "NO_SHAPE",
+    "FragmentTemplate",
+    "Template",
+    "fragment_template_for",
+    "non_null",
+    "shape",
+    "template_for",
+]
 
 _HEAD = ("id", "model", "created", "choices")
 _CHOICE_HEAD = ("index", "delta", "finish_reason")
@@ -175,3 +183,152 @@ def template_for(
     if (fields[0] == "content") != (kind is TextContent):
         return None
     return Template(chunk, choice, delta, fields[0], kind)
+
+
+class FragmentTemplate:
+    """One stream's common tool-call chunk: one choice whose delta holds one ``tool_calls``
+    entry with an argument fragment and nothing else but nulls (and the entry's ``type``), as
+    vLLM, SGLang and llama.cpp stream a call's arguments. ``read`` recognises the next ones the
+    way the text template does, one level deeper, and hands the fragment to the choice's
+    accumulator; the update it returns is the full path's (no contents: a call becomes a
+    ``FunctionCallContent`` only when complete)."""
+
+    __slots__ = ("choice", "delta", "entry", "function", "top")
+
+    def __init__(
+        self,
+        chunk: dict[str, Any],
+        choice: dict[str, Any],
+        delta: dict[str, Any],
+        entry: dict[str, Any],
+        function: dict[str, Any],
+    ) -> None:
+        self.top = (len(chunk), *_rest(chunk, _HEAD))
+        self.choice = (len(choice), *_rest(choice, _CHOICE_HEAD))
+        self.delta = (len(delta), *_rest(delta, ("tool_calls",)))
+        self.entry = (len(entry), *_rest(entry, ("index", "function")))
+        self.function = (len(function), *_rest(function, ("arguments",)))
+
+    def read(
+        self, chunk: Any, append: Callable[[int, int, str], bool]
+    ) -> ChatResponseUpdate | None:
+        """The update of ``chunk`` if it is this template's kind (its fragment given to
+        ``append(choice index, call index, text)``, which says whether that call exists);
+        ``None`` (nothing done) otherwise. Hot path: each level's check inline (a level has the
+        template's keys, as ``len`` and the getters prove, and its values but those read)."""
+        try:
+            response_id, model_id, created, choices = head(chunk)
+            size, rest, values = self.top
+            if not (
+                len(chunk) == size
+                and (rest is None or rest(chunk) == values)
+                and type(choices) is list
+                and len(choices) == 1
+            ):
+                return None
+            choice = choices[0]
+            index, delta, finish = choice_head(choice)
+            size, rest, values = self.choice
+            if not (
+                finish is None
+                and type(index) is int
+                and len(choice) == size
+                and (rest is None or rest(choice) == values)
+            ):
+                return None
+            calls = delta["tool_calls"]
+            size, rest, values = self.delta
+            if not (
+                type(delta) is dict
+                and len(delta) == size
+                and (rest is None or rest(delta) == values)
+                and type(calls) is list
+                and len(calls) == 1
+            ):
+                return None
+            entry = calls[0]
+            function = entry["function"]
+            call = entry["index"]
+            text = function["arguments"]
+            size, rest, values = self.entry
+            if not (
+                type(entry) is dict
+                and len(entry) == size
+                and (rest is None or rest(entry) == values)
+            ):
+                return None
+            size, rest, values = self.function
+            if not (
+                type(function) is dict
+                and len(function) == size
+                and (rest is None or rest(function) == values)
+                and type(call) is int
+                and type(text) is str
+                and text
+                and type(response_id) is str
+                and append(index, call, text)
+            ):
+                return None
+        except (KeyError, TypeError):
+            return None  # (a key missing, or a level that is not a dict)
+        if type(created) is not int:
+            created = None
+        return ChatResponseUpdate(
+            [], None, None, response_id, model_id, created, index, None, chunk
+        )
+
+
+def fragment_template_for(chunk: Any, update: ChatResponseUpdate) -> FragmentTemplate | None:
+    """The ``FragmentTemplate`` ``chunk`` makes (read by the full path as ``update``), or
+    ``None`` unless it is one: see the class docstring."""
+    if (
+        update.contents
+        or update.role is not None
+        or update.finish_reason is not None
+        or update.additional_properties is not None
+        or type(chunk) is not dict
+        or type(update.response_id) is not str
+        or any(key not in chunk for key in _HEAD)
+    ):
+        return None
+    choices = chunk["choices"]
+    if type(choices) is not list or len(choices) != 1:
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or any(key not in choice for key in _CHOICE_HEAD):
+        return None
+    delta = choice["delta"]
+    if type(delta) is not dict or choice["finish_reason"] is not None:
+        return None
+    if [key for key, value in delta.items() if value is not None] != ["tool_calls"]:
+        return None
+    calls = delta["tool_calls"]
+    if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:
+        return None
+    entry = calls[0]
+    function = entry.get("function")
+    if type(function) is not dict or type(entry.get("index")) is not int:
+        return None
+    if any(v is not None for k, v in entry.items() if k not in ("index", "function", "type")):
+        return None
+    if [key for key, value in function.items() if value is not None] != ["arguments"]:
+        return None
+    if type(function["arguments"]) is not str:
+        return None
+    return FragmentTemplate(chunk, choice, delta, entry, function)
+
+
+def non_null(
+    mapping: Mapping[str, Any],
+    keys: tuple[str, ...],
+    extras: dict[str, Any] | None,
+    stop_fields: tuple[str, ...] = (),
+) -> dict[str, Any] | None:
+    """``extras`` with the non-null values of ``keys``; a stop field becomes ``stop_sequence``."""
+    for key in keys:
+        value = mapping[key]
+        if value is not None:
+            if extras is None:
+                extras = {}
+            extras["stop_sequence" if key in stop_fields else key] = value
+    return extras

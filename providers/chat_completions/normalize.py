@@ -36,9 +36,12 @@ from providers.abstractions.usage import parse_usage
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.chunk_shapes import (
     NO_SHAPE,
+    FragmentTemplate,
     Template,
     choice_head,
+    fragment_template_for,
     head,
+    non_null,
     template_for,
 )
 from providers.chat_completions.chunk_shapes import shape as shape_of
@@ -72,6 +75,7 @@ class ChunkNormalizer:
         "_choice",
         "_delta",
         "_fingerprint",
+        "_fragment",
         "_limits",
         "_offered_tools",
         "_profile",
@@ -104,6 +108,7 @@ class ChunkNormalizer:
         self._fingerprint: object = None
         self._top = self._choice = self._delta = NO_SHAPE  # the last shape at each level
         self._template: Template | None = None  # this stream's common chunk, once seen
+        self._fragment: FragmentTemplate | None = None  # its common tool-call chunk
 
     def feed(self, chunk: Mapping[str, Any]) -> list[ChatResponseUpdate]:
         """Normalise one streamed chunk (``chat.completion.chunk``).
@@ -156,12 +161,24 @@ class ChunkNormalizer:
                                 return [update]
             except KeyError:
                 pass  # (a key of the template missing: not the common chunk)
+        if self._fragment is not None:
+            fragment = self._fragment.read(chunk, self._append_arguments)
+            if fragment is not None:
+                return [fragment]
         updates = self._normalize(chunk, "delta")
-        if len(updates) == 1 and len(updates[0].contents) == 1:
-            found = template_for(chunk, updates[0], self._fingerprint)
-            if found is not None:
-                self._template = found
+        if len(updates) == 1:
+            update = updates[0]
+            if len(update.contents) == 1:
+                found = template_for(chunk, update, self._fingerprint)
+                if found is not None:
+                    self._template = found
+            elif not update.contents and self._tools:
+                self._fragment = fragment_template_for(chunk, update) or self._fragment
         return updates
+
+    def _append_arguments(self, choice: int, call: int, text: str) -> bool:
+        accumulator = self._tools.get(choice)
+        return accumulator is not None and accumulator.append_arguments(call, text)
 
     def writing_tool_call(self) -> bool:
         """Have tool-call deltas arrived that no update has carried yet?
@@ -210,13 +227,13 @@ class ChunkNormalizer:
         extras = None
         values = shape.values
         if values is not None and values(chunk) != shape.nones:
-            extras = _non_null(chunk, shape.unknown, None)
+            extras = non_null(chunk, shape.unknown, None)
         if shape.fingerprint:
             fingerprint = chunk["system_fingerprint"]
             # llama.cpp repeats it on every chunk: record it when it changes, not per update.
             if fingerprint is not None and fingerprint != self._fingerprint:
                 self._fingerprint = fingerprint
-                self._template = None  # (learnt under the fingerprint this replaces)
+                self._template = self._fragment = None  # (learnt under the one replaced)
                 if not self._redact_fingerprint:
                     if extras is None:
                         extras = {}
@@ -273,7 +290,7 @@ class ChunkNormalizer:
                             role = role_of(value)
                         values = shape.values
                         if values is not None and values(delta) != shape.nones:
-                            choice_extras = _non_null(delta, shape.unknown, choice_extras)
+                            choice_extras = non_null(delta, shape.unknown, choice_extras)
                 finish_reason: ChatFinishReason | None = None
                 finish = choice.get("finish_reason")
                 if finish and type(finish) is str:
@@ -289,7 +306,7 @@ class ChunkNormalizer:
                     shape = self._choice = shape_of(choice, _CHOICE)
                 values = shape.values
                 if values is not None and values(choice) != shape.nones:
-                    choice_extras = _non_null(
+                    choice_extras = non_null(
                         choice, shape.unknown, choice_extras, self._stop_fields
                     )
                 update = _new(ChatResponseUpdate)  # ChatResponseUpdate(...), see _new
@@ -330,22 +347,6 @@ class ChunkNormalizer:
                 for i, entry in enumerate(tool_calls)
             ]
         accumulator.add(tool_calls)
-
-
-def _non_null(
-    mapping: Mapping[str, Any],
-    keys: tuple[str, ...],
-    extras: dict[str, Any] | None,
-    stop_fields: tuple[str, ...] = (),
-) -> dict[str, Any] | None:
-    """``extras`` with the non-null values of ``keys``; a stop field becomes ``stop_sequence``."""
-    for key in keys:
-        value = mapping[key]
-        if value is not None:
-            if extras is None:
-                extras = {}
-            extras["stop_sequence" if key in stop_fields else key] = value
-    return extras
 
 
 def _reasoning(

@@ -28,6 +28,7 @@ from typing import Any
 
 from benchmarks.clients import REFERENCE_FLOOR, ClientSpec
 from benchmarks.cpu import CpuResult
+from benchmarks.issue21 import issue21_lines
 from benchmarks.scenarios import BACKENDS, Scenario
 
 __all__ = [
@@ -253,6 +254,7 @@ def render(report: dict[str, Any], specs: Sequence[ClientSpec], targets: Sequenc
         lines.append(f"  skipped: {parser['skipped']}")
     else:
         lines.append(f"  {parser.get('linearity', parser)}")
+    lines += issue21_lines(report, floor["name"])
     lines += ["", f"Targets (issue 9; ratios and memory to {floor['label']})"]
     for target in targets:
         value = "—" if target.value is None else f"{target.value}"

@@ -24,7 +24,7 @@ from typing import Any
 
 from benchmarks.sse_server import child_env
 
-__all__ = ["import_heaviest", "measure_import"]
+__all__ = ["FIRST_REQUEST_LIMIT", "import_heaviest", "measure_first_request", "measure_import"]
 
 _ROOT = Path(__file__).resolve().parent.parent
 _PROBE = (
@@ -48,6 +48,84 @@ def _sample(module: str, env: dict[str, str]) -> tuple[float, int]:
     )
     seconds, modules = done.stdout.split()
     return float(seconds), int(modules)
+
+
+FIRST_REQUEST_LIMIT = 1.2
+"""Issue 21: import + first client + first request within this ratio of the floor's."""
+
+_FIRST_REQUEST = {
+    "floor": (
+        "import time\n"
+        "t = time.perf_counter()\n"
+        "import asyncio, httpx, orjson\n"
+        "async def main(url):\n"
+        "    body = orjson.dumps({{'model': 'bench', 'messages': [{{'role': 'user',"
+        " 'content': 'hi'}}], 'stream': True}})\n"
+        "    text = []\n"
+        "    async with httpx.AsyncClient() as http:\n"
+        "        headers = {{'content-type': 'application/json'}}\n"
+        "        async with http.stream('POST', url + '/chat/completions', content=body,"
+        " headers=headers) as response:\n"
+        "            async for line in response.aiter_lines():\n"
+        "                if line.startswith('data: ') and line != 'data: [DONE]':\n"
+        "                    for choice in orjson.loads(line[6:])['choices']:\n"
+        "                        value = choice['delta'].get('content')\n"
+        "                        if value:\n"
+        "                            text.append(value)\n"
+        "    return ''.join(text)\n"
+        "out = asyncio.run(main({url!r}))\n"
+        "print(time.perf_counter() - t, len(out))\n"
+    ),
+    "standard pipeline": (
+        "import time\n"
+        "t = time.perf_counter()\n"
+        "import asyncio\n"
+        "from providers import ChatResponse, create_chat_client\n"
+        "async def main(url):\n"
+        "    client = create_chat_client(url, 'bench', backend='vllm')\n"
+        "    try:\n"
+        "        updates = [u async for u in client.get_streaming_response('hi')]\n"
+        "    finally:\n"
+        "        await client.aclose()\n"
+        "    return ChatResponse.from_updates(updates).text\n"
+        "out = asyncio.run(main({url!r}))\n"
+        "print(time.perf_counter() - t, len(out))\n"
+    ),
+}
+
+
+def measure_first_request(url: str, runs: int) -> dict[str, Any]:
+    """Issue 21's cold start: in a fresh interpreter (bytecode cached), the wall time from the
+    first import to the first streamed answer's text, for the httpx + orjson floor and for
+    ``create_chat_client`` used as the README shows; median of ``runs``, interleaved.
+    ``url`` is an OpenAI-style base URL of the benchmark server (``…/v1``)."""
+    samples: dict[str, list[float]] = {name: [] for name in _FIRST_REQUEST}
+    with tempfile.TemporaryDirectory(prefix="oaicompat-bench-pycache-") as prefix:
+        env = child_env()
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = prefix
+        for repetition in range(runs + 1):
+            for name, probe in _FIRST_REQUEST.items():
+                done = subprocess.run(
+                    [sys.executable, "-c", probe.format(url=url)],
+                    cwd=_ROOT,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    timeout=120,
+                )
+                if repetition:  # the first pass compiles into the private cache
+                    samples[name].append(float(done.stdout.split()[0]) * 1e3)
+    floor = statistics.median(samples["floor"])
+    ours = statistics.median(samples["standard pipeline"])
+    return {
+        "floor_ms": floor,
+        "standard_ms": ours,
+        "ratio": ours / floor,
+        "limit": FIRST_REQUEST_LIMIT,
+        "samples_ms": samples,
+    }
 
 
 def measure_import(modules: list[str], runs: int, *, environment: bool = True) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from typing import Any
 
 from benchmarks.clients import REFERENCE_FLOOR, ClientSpec
 from benchmarks.cpu import CpuResult
+from benchmarks.issue21 import issue21_lines
 from benchmarks.scenarios import BACKENDS, Scenario
 
 __all__ = [
@@ -253,6 +254,7 @@ def render(report: dict[str, Any], specs: Sequence[ClientSpec], targets: Sequenc
         lines.append(f"  skipped: {parser['skipped']}")
     else:
         lines.append(f"  {parser.get('linearity', parser)}")
+    lines += issue21_lines(report, floor["name"])
     lines += ["", f"Targets (issue 9; ratios and memory to {floor['label']})"]
     for target in targets:
         value = "—" if target.value is None else f"{target.value}"
@@ -355,6 +357,14 @@ def _import_lines(report: dict[str, Any]) -> list[str]:
         lines.append(
             f"  import {module:<34} {row['cached_ms']:8.1f} ms  {env_text}"
             f"   ({row['modules_in_sys_modules']} modules loaded)"
+        )
+    first = report.get("first_request")
+    if first:
+        verdict = "PASS" if first["ratio"] <= first["limit"] else "FAIL"
+        lines.append(
+            f"  import + first client + first request: standard pipeline "
+            f"{first['standard_ms']:.1f} ms, floor {first['floor_ms']:.1f} ms: "
+            f"{first['ratio']:.2f}x  {verdict} (limit {first['limit']}x, issue 21)"
         )
     breakdown = report.get("import_breakdown", {}).get("providers")
     if breakdown:

@@ -36,7 +36,7 @@ from benchmarks.clients import (
     default_clients,
     reference_floor,
 )
-from benchmarks.cold_import import import_heaviest, measure_import
+from benchmarks.cold_import import import_heaviest, measure_first_request, measure_import
 from benchmarks.concurrency import measure_in_subprocess, median_run
 from benchmarks.cpu import measure_cpu
 from benchmarks.report import after_before, cpu_table, evaluate_targets, render
@@ -136,6 +136,9 @@ def _run(options: Options, revision: Revision | None) -> tuple[dict[str, Any], i
                 modules, options.import_runs, environment=not options.quick
             )
             report["import_breakdown"] = {"providers": import_heaviest("providers")}
+            report["first_request"] = measure_first_request(
+                f"{base}/vllm/text-20/v1", options.import_runs
+            )
             phases["imports"] = time.perf_counter() - phase
 
         report["concurrency"] = {}

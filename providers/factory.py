@@ -32,10 +32,10 @@ from providers.chat_completions.client import OpenAiCompatibleChatClient, Timeou
 from providers.layers.extra_body import ExtraBodyChatClient, merge_extra_body
 from providers.layers.retry import RetryPolicy
 from providers.layers.session_affinity import SessionAffinity
-from providers.responses import OpenAiCompatibleResponsesClient
 
 if TYPE_CHECKING:
     from providers.backends import BackendProfile
+    from providers.responses import OpenAiCompatibleResponsesClient
 
 __all__ = [
     "DEFAULT_RETRY",
@@ -125,5 +125,8 @@ def core_client_class(
     if api == "chat":
         return OpenAiCompatibleChatClient
     if api == "responses":
+        # deferred: -X importtime: about 6 ms a chat pipeline's first request need not load
+        from providers.responses import OpenAiCompatibleResponsesClient
+
         return OpenAiCompatibleResponsesClient
     raise ConfigurationError(f"create_chat_client: api must be 'chat' or 'responses', not {api!r}")

@@ -19,9 +19,8 @@ Turn the events on with ``logging.basicConfig(level=logging.INFO)`` (or a handle
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
-
-import structlog
 
 __all__ = ["ROOT_LOGGER", "EventLogger", "get_logger"]
 
@@ -48,7 +47,10 @@ class EventLogger:
         self._stdlib = logging.getLogger(stdlib_name)
 
     def _log(self, method: str, event: str, keys: dict[str, Any]) -> None:
-        if structlog.is_configured():
+        # structlog is configured only by code that imported it, so a process that never did
+        # need not load it (a fifth of the first request's imports, issue 21).
+        structlog = sys.modules.get("structlog")
+        if structlog is not None and structlog.is_configured():
             getattr(structlog.get_logger(self._name), method)(event, **keys)
             return
         level = _LEVELS[method]

@@ -41,12 +41,7 @@ from providers.chat_completions.http_client_base import (
 )
 from providers.chat_completions.normalize import ChunkNormalizer
 from providers.chat_completions.request import build_chat_request
-from providers.chat_completions.stream_state import (
-    StreamState,
-    drain,
-    loads,
-    scan,
-)
+from providers.chat_completions.stream_state import StreamState, drain, fast_loads, loads
 from providers.text_tool_calls import offered_tool_names
 from providers.transport.answer_shape import EVENT_STREAM, json_instead_of_events
 from providers.transport.bodies import (
@@ -283,7 +278,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                 extensions=self._request_extensions,
             )
             del headers  # (encoded into the request: not held while the stream waits)
-            state = StreamState(self.profile.name)
+            state = StreamState(self.profile.name, self.limits.max_json_depth)
             report_output_progress(state)  # (to a retry or failover reading the head, if any)
             sent = time.monotonic()
             watch = Watchdog(self.timeouts, state, state.backend, sent)
@@ -347,17 +342,17 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                         # The per-chunk path, inline: one event at a time, so updates before
                         # an error event in the same read reach the caller (and the partial
                         # response) before the error does, whatever the chunking.
-                        for data in decoder.feed_data(chunk):
-                            if data == "[DONE]":
+                        for data in decoder.feed_bytes(chunk):
+                            if data == b"[DONE]":
                                 state.done = True
                                 break
                             try:  # loads(), inline: the parse of nearly every chunk
-                                payload, end = scan(data, 0)
-                            except (StopIteration, ValueError):
-                                end = -1
-                            if end != len(data) or type(payload) is not dict:
-                                payload = loads(data, state.backend)  # whitespace, or an error
-                            elif end > shallow and nests_deeper(payload, data, depth):
+                                payload = fast_loads(data)
+                            except ValueError:
+                                payload = None
+                            if type(payload) is not dict:
+                                payload = loads(data, state.backend, depth)  # json's, or an error
+                            elif len(data) > shallow and nests_deeper(payload, data, depth):
                                 raise too_deep(depth, "a stream event", state.backend)
                             for update in feed(payload):
                                 if update.finish_reason is not None:
@@ -378,7 +373,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                     if state.done:
                         await drain(chunks)
                     else:
-                        for update in state.consume(decoder.finish_data()):
+                        for update in state.consume(decoder.finish_bytes()):
                             yield update
                 finally:
                     await response.aclose()

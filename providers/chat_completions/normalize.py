@@ -19,8 +19,7 @@ It does no I/O and knows nothing of HTTP or SSE: tests feed it dicts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from operator import itemgetter
+from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from providers.abstractions.chat_response import ChatResponseUpdate
@@ -35,6 +34,17 @@ from providers.abstractions.limits import Limits
 from providers.abstractions.open_values import ChatFinishReason, ChatRole, finish_reason_of, role_of
 from providers.abstractions.usage import parse_usage
 from providers.backends import BackendProfile, profile_for
+from providers.chat_completions.chunk_shapes import (
+    NO_SHAPE,
+    FragmentTemplate,
+    Template,
+    choice_head,
+    fragment_template_for,
+    head,
+    non_null,
+    template_for,
+)
+from providers.chat_completions.chunk_shapes import shape as shape_of
 from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator, mark_cut_call
 from providers.transport.error_classification import error_from_stream_event
 
@@ -53,70 +63,11 @@ _CHOICE = frozenset({"index", "delta", "message", "finish_reason"})
 _DELTA = frozenset({"role", "content", "tool_calls"})
 
 
-class _Shape:
-    """One key set of a chunk, choice or delta, worked out once for the chunks that share it.
-
-    A stream repeats one shape thousands of times, so what depends only on the keys is decided
-    here: which keys the normaliser does not model (``unknown``) and, in one C call, whether any
-    of them holds a value this time (``values(d) != nones``; they are usually all null).
-    Comparing a dict's key view with ``keys`` is a few hash lookups and allocates nothing.
-    """
-
-    __slots__ = (
-        "fingerprint",
-        "keys",
-        "nones",
-        "rare",
-        "reasoning",
-        "reasoning_field",
-        "unknown",
-        "usage",
-        "values",
-    )
-
-    def __init__(
-        self, mapping: Mapping[str, Any], known: frozenset[str], reasoning: tuple[str, ...] = ()
-    ) -> None:
-        self.keys = keys = frozenset(mapping.keys())
-        self.reasoning = tuple(name for name in reasoning if name in keys)
-        """The reasoning fields present, in order of preference (deltas only)."""
-        self.reasoning_field = self.reasoning[0] if len(self.reasoning) == 1 else None
-        self.unknown = tuple(k for k in mapping if k not in known and k not in reasoning)
-        self.values: Callable[[Mapping[str, Any]], Any] | None = (
-            itemgetter(*self.unknown) if self.unknown else None
-        )
-        self.nones = (None,) * len(self.unknown) if len(self.unknown) > 1 else None
-        # Keys that are absent need not be looked up (chunks only).
-        self.fingerprint = "system_fingerprint" in keys
-        self.usage = "usage" in keys
-        # Whether a delta may hold more than text: tool calls, a role, keys not modelled.
-        self.rare = "tool_calls" in keys or "role" in keys or bool(self.unknown)
-
-
-_NO_SHAPE = _Shape({}, frozenset())
-_SHAPES: dict[tuple[frozenset[str], frozenset[str], tuple[str, ...]], _Shape] = {}
-_MAX_SHAPES = 256  # a few per server; the bound only stops a server inventing keys forever
-
-
-def _shape(
-    mapping: Mapping[str, Any], known: frozenset[str], reasoning: tuple[str, ...] = ()
-) -> _Shape:
-    """The ``_Shape`` of ``mapping``'s keys, shared by every stream (one per shape, not per
-    stream: 200 concurrent streams need not hold 200 copies)."""
-    key = (frozenset(mapping.keys()), known, reasoning)
-    shape = _SHAPES.get(key)
-    if shape is None:
-        shape = _Shape(mapping, known, reasoning)
-        if len(_SHAPES) < _MAX_SHAPES:
-            _SHAPES[key] = shape
-    return shape
-
-
 class ChunkNormalizer:
     """Stateful across one response: ``feed(chunk)`` per chunk, ``finish()`` once at the end.
 
     The per-chunk path is the client's hottest code: what depends only on which keys a chunk,
-    its choice and its delta have is worked out once per shape (``_Shape``), not per chunk.
+    its choice and its delta have is worked out once per shape (``chunk_shapes``), not per chunk.
     """
 
     __slots__ = (
@@ -124,12 +75,14 @@ class ChunkNormalizer:
         "_choice",
         "_delta",
         "_fingerprint",
+        "_fragment",
         "_limits",
         "_offered_tools",
         "_profile",
         "_reasoning_fields",
         "_redact_fingerprint",
         "_stop_fields",
+        "_template",
         "_tools",
         "_top",
     )
@@ -153,11 +106,79 @@ class ChunkNormalizer:
         self._redact_fingerprint = redact_fingerprint
         self._tools: dict[int, ToolCallAccumulator] = {}
         self._fingerprint: object = None
-        self._top = self._choice = self._delta = _NO_SHAPE  # the last shape at each level
+        self._top = self._choice = self._delta = NO_SHAPE  # the last shape at each level
+        self._template: Template | None = None  # this stream's common chunk, once seen
+        self._fragment: FragmentTemplate | None = None  # its common tool-call chunk
 
     def feed(self, chunk: Mapping[str, Any]) -> list[ChatResponseUpdate]:
-        """Normalise one streamed chunk (``chat.completion.chunk``)."""
-        return self._normalize(chunk, "delta")
+        """Normalise one streamed chunk (``chat.completion.chunk``).
+
+        Hot path: nearly every chunk of a stream is its common chunk (``Template``) with another
+        text, id, model, time or index, which is recognised and read here inline, a handful of
+        C calls; any other goes the full path (``_normalize``), which learns the template.
+        """
+        t = self._template
+        if t is not None and type(chunk) is dict and len(chunk) == t.top_len:
+            try:
+                response_id, model_id, created, choices = head(chunk)
+                rest = t.top_rest
+                if (
+                    (rest is None or rest(chunk) == t.top_rest_values)
+                    and type(choices) is list
+                    and len(choices) == 1
+                ):
+                    choice = choices[0]
+                    if type(choice) is dict and len(choice) == t.choice_len:
+                        index, delta, finish = choice_head(choice)
+                        rest = t.choice_rest
+                        if (
+                            finish is None
+                            and type(index) is int
+                            and type(delta) is dict
+                            and len(delta) == t.delta_len
+                            and (rest is None or rest(choice) == t.choice_rest_values)
+                        ):
+                            text = delta[t.field]
+                            rest = t.delta_rest
+                            if (
+                                text
+                                and type(text) is str
+                                and type(response_id) is str
+                                and (rest is None or rest(delta) == t.delta_rest_values)
+                            ):
+                                content = _new(t.kind)  # see _new
+                                content.text = text
+                                content.raw = content.additional_properties = None
+                                update = _new(ChatResponseUpdate)
+                                update.contents = [content]
+                                update.role = update.finish_reason = None
+                                update.response_id = response_id
+                                update.model_id = model_id
+                                update.created_at = created if type(created) is int else None
+                                update.choice_index = index
+                                update.additional_properties = None
+                                update.raw = chunk
+                                return [update]
+            except KeyError:
+                pass  # (a key of the template missing: not the common chunk)
+        if self._fragment is not None:
+            fragment = self._fragment.read(chunk, self._append_arguments)
+            if fragment is not None:
+                return [fragment]
+        updates = self._normalize(chunk, "delta")
+        if len(updates) == 1:
+            update = updates[0]
+            if len(update.contents) == 1:
+                found = template_for(chunk, update, self._fingerprint)
+                if found is not None:
+                    self._template = found
+            elif not update.contents and self._tools:
+                self._fragment = fragment_template_for(chunk, update) or self._fragment
+        return updates
+
+    def _append_arguments(self, choice: int, call: int, text: str) -> bool:
+        accumulator = self._tools.get(choice)
+        return accumulator is not None and accumulator.append_arguments(call, text)
 
     def writing_tool_call(self) -> bool:
         """Have tool-call deltas arrived that no update has carried yet?
@@ -202,16 +223,17 @@ class ChunkNormalizer:
             created = None
         shape = self._top
         if chunk.keys() != shape.keys:  # a new shape: rare
-            shape = self._top = _shape(chunk, _TOP_LEVEL)
+            shape = self._top = shape_of(chunk, _TOP_LEVEL)
         extras = None
         values = shape.values
         if values is not None and values(chunk) != shape.nones:
-            extras = _non_null(chunk, shape.unknown, None)
+            extras = non_null(chunk, shape.unknown, None)
         if shape.fingerprint:
             fingerprint = chunk["system_fingerprint"]
             # llama.cpp repeats it on every chunk: record it when it changes, not per update.
             if fingerprint is not None and fingerprint != self._fingerprint:
                 self._fingerprint = fingerprint
+                self._template = self._fragment = None  # (learnt under the one replaced)
                 if not self._redact_fingerprint:
                     if extras is None:
                         extras = {}
@@ -236,7 +258,7 @@ class ChunkNormalizer:
                 if type(delta) is dict or isinstance(delta, Mapping):
                     shape = self._delta
                     if delta.keys() != shape.keys:  # a new shape: rare
-                        shape = self._delta = _shape(delta, _DELTA, self._reasoning_fields)
+                        shape = self._delta = shape_of(delta, _DELTA, self._reasoning_fields)
                     name = shape.reasoning_field
                     if name is not None:  # one reasoning field (the usual case), inline
                         value = delta[name]
@@ -268,7 +290,7 @@ class ChunkNormalizer:
                             role = role_of(value)
                         values = shape.values
                         if values is not None and values(delta) != shape.nones:
-                            choice_extras = _non_null(delta, shape.unknown, choice_extras)
+                            choice_extras = non_null(delta, shape.unknown, choice_extras)
                 finish_reason: ChatFinishReason | None = None
                 finish = choice.get("finish_reason")
                 if finish and type(finish) is str:
@@ -281,10 +303,10 @@ class ChunkNormalizer:
                         contents.extend(calls)
                 shape = self._choice
                 if choice.keys() != shape.keys:  # a new shape: rare
-                    shape = self._choice = _shape(choice, _CHOICE)
+                    shape = self._choice = shape_of(choice, _CHOICE)
                 values = shape.values
                 if values is not None and values(choice) != shape.nones:
-                    choice_extras = _non_null(
+                    choice_extras = non_null(
                         choice, shape.unknown, choice_extras, self._stop_fields
                     )
                 update = _new(ChatResponseUpdate)  # ChatResponseUpdate(...), see _new
@@ -325,22 +347,6 @@ class ChunkNormalizer:
                 for i, entry in enumerate(tool_calls)
             ]
         accumulator.add(tool_calls)
-
-
-def _non_null(
-    mapping: Mapping[str, Any],
-    keys: tuple[str, ...],
-    extras: dict[str, Any] | None,
-    stop_fields: tuple[str, ...] = (),
-) -> dict[str, Any] | None:
-    """``extras`` with the non-null values of ``keys``; a stop field becomes ``stop_sequence``."""
-    for key in keys:
-        value = mapping[key]
-        if value is not None:
-            if extras is None:
-                extras = {}
-            extras["stop_sequence" if key in stop_fields else key] = value
-    return extras
 
 
 def _reasoning(

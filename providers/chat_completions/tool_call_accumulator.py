@@ -117,6 +117,17 @@ class ToolCallAccumulator:
                     call.extra = {}
                 call.extra[key] = value
 
+    def append_arguments(self, index: int, text: str) -> bool:
+        """``add`` of one entry holding only call ``index`` and an argument fragment ``text``
+        (the normaliser's fast path, ``chunk_shapes.FragmentTemplate``); ``False``, with
+        nothing done, when that call has not begun."""
+        call = self._calls.get(index)
+        if call is None:
+            return False
+        self._last = index
+        self._grow(call, text)
+        return True
+
     def _new_call(self, index: int) -> _PendingCall:
         limit = self._limits.max_tool_calls
         if self._count >= limit:

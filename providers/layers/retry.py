@@ -45,9 +45,7 @@ import math
 import random as _random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
-
-import tenacity
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
@@ -67,6 +65,9 @@ from providers.abstractions.logs import get_logger
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import RETRY_ATTEMPTS, set_property
 from providers.layers.stream_head import Head, read_head, replayable
+
+if TYPE_CHECKING:
+    import tenacity
 
 __all__ = [
     "DEFAULT_RETRY_STATUSES",
@@ -215,6 +216,9 @@ class _Run:
         self._decision = RetryDecision(False)
 
     def retrying(self, sleep: Sleep) -> tenacity.AsyncRetrying:
+        # deferred: -X importtime: tenacity, needed only once a call failed (issue 21)
+        import tenacity
+
         return tenacity.AsyncRetrying(
             retry=self._retry,
             wait=self._wait,

@@ -215,10 +215,45 @@ class _StreamRecovery:
         return recovery
 
     def edit(self, update: ChatResponseUpdate) -> None:
+        """Hot path: one plain text that every stage would hand on as it is (the choice's
+        ``process`` fast path: no trigger character, not at a line start, not ending in
+        whitespace) is recognised here, inline, and only gathered for the partial response."""
         recovery = self._recovery
         if update.choice_index != self._index or recovery is None:
             recovery = self._choice(update.choice_index)
         contents = update.contents
+        if (
+            len(contents) == 1
+            and update.finish_reason is None
+            and update.role is None
+            and update.additional_properties is None
+        ):
+            first = contents[0]
+            plain = recovery._plain
+            if (
+                type(first) is TextContent
+                and plain is not None
+                and not recovery._line_start
+                and recovery._edges_in_text
+                and first.additional_properties is None
+                and first.raw is None
+            ):
+                value = first.text
+                a, b, c, d = plain
+                if (
+                    value
+                    and a not in value
+                    and b not in value
+                    and c not in value
+                    and d not in value
+                    and not value[-1].isspace()
+                ):
+                    self._last = update
+                    texts = self._texts
+                    texts.append(value)
+                    if len(texts) == _TEXT_RUN:
+                        self._fold()
+                    return
         try:
             if contents:
                 update.contents = recovery.process(contents)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 from providers.abstractions.errors import InvalidResponseError, ResponseTooLargeError
 
 __all__ = ["MALFORMED", "load_object", "loads_within", "malformed", "nests_deeper", "too_deep"]
@@ -70,11 +72,18 @@ def nests_deeper(payload: Any, text: str | bytes, limit: int) -> bool:
 
 def loads_within(text: str | bytes, limit: int, backend: str | None = None) -> Any:
     """``json.loads``, refusing nesting past ``limit`` (``ResponseTooLargeError``); a text
-    that is not JSON raises ``ValueError`` as ``json.loads`` does."""
+    that is not JSON raises ``ValueError`` as ``json.loads`` does.
+
+    ``orjson`` parses first (twice as fast); what it refuses and ``json`` reads (``NaN``,
+    integers past 64 bits, lone surrogate escapes) goes through ``json``, so the results and
+    errors stay ``json``'s."""
     try:
-        payload = json.loads(text)
-    except RecursionError as exc:
-        raise too_deep(limit, backend=backend) from exc
+        payload = orjson.loads(text)
+    except ValueError:
+        try:
+            payload = json.loads(text)
+        except RecursionError as exc:
+            raise too_deep(limit, backend=backend) from exc
     if nests_deeper(payload, text, limit):
         raise too_deep(limit, backend=backend)
     return payload

@@ -6,7 +6,9 @@ It follows the WHATWG event-stream rules and knows nothing about JSON or OpenAI:
   and SGLang do send them; ``str.splitlines`` (and so httpx's ``aiter_lines``) splits on them
   and corrupts the payload. Splitting bytes on ``\\r``/``\\n`` cannot, since UTF-8 never uses
   those byte values inside a multi-byte character.
-* UTF-8 is decoded once per complete line, so a character split across network reads is safe.
+* UTF-8 is decoded once per complete event (never per network read), so a character split
+  across reads is safe; ``feed_bytes`` hands the data over undecoded, for a reader whose JSON
+  parser takes bytes (the chat client: no ``str`` per event at all).
 * A CR at the very end of a read may be the first half of CRLF: the line is dispatched at once
   and a LF starting the next read is skipped.
 * Work is linear: each byte is scanned once; only an unfinished line is buffered.
@@ -33,6 +35,7 @@ from providers.abstractions.limits import DEFAULT_LIMITS
 __all__ = ["ServerSentEvent", "SseDecoder"]
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+_EVENTS, _TEXT, _BYTES = "events", "text", "bytes"  # what the decoder hands over (``_mode``)
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -56,11 +59,11 @@ class SseDecoder:
         "_counted",
         "_data",
         "_event",
-        "_events",
         "_failed",
         "_held",
         "_last_event_id",
         "_max",
+        "_mode",
         "_partial",
         "_retry",
         "_skip_lf",
@@ -75,11 +78,11 @@ class SseDecoder:
         self._partial = bytearray()  # an unfinished line
         self._skip_lf = False  # the previous read ended with CR
         self._started = False  # a leading BOM has been handled
-        self._data: list[str] = []
+        self._data: list[bytes] = []  # the data lines of the pending event, undecoded
         self._event: str | None = None
         self._last_event_id: str | None = None
         self._retry: int | None = None
-        self._events = True  # feed/finish make events; feed_data/finish_data only data
+        self._mode = _EVENTS  # what feed/finish (_EVENTS), *_data (_TEXT), *_bytes (_BYTES) give
 
     @property
     def last_event_id(self) -> str | None:
@@ -88,20 +91,26 @@ class SseDecoder:
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """The events ``chunk`` completed, in order."""
-        self._events = True
+        self._mode = _EVENTS
         return self._feed(chunk)  # type: ignore[return-value]
 
     def feed_data(self, chunk: bytes) -> list[str]:
         """Only the ``data`` of each event ``chunk`` completed: for a reader that needs nothing
-        else (chat completions), without an object per event. Names, ids and ``retry`` are
-        still tracked, so ``feed`` and ``feed_data`` may be mixed on one stream."""
-        self._events = False
+        else, without an object per event. Names, ids and ``retry`` are still tracked, so
+        ``feed``, ``feed_data`` and ``feed_bytes`` may be mixed on one stream."""
+        self._mode = _TEXT
         return self._feed(chunk)  # type: ignore[return-value]
 
-    def _feed(self, chunk: bytes) -> list[ServerSentEvent | str]:
+    def feed_bytes(self, chunk: bytes) -> list[bytes]:
+        """``feed_data`` without the decoding: each event's data as the UTF-8 bytes that came,
+        for a JSON parser that reads bytes (``orjson``) and so never needs a ``str`` of it."""
+        self._mode = _BYTES
+        return self._feed(chunk)  # type: ignore[return-value]
+
+    def _feed(self, chunk: bytes) -> list[ServerSentEvent | str | bytes]:
         """Hot path: every network read of every stream passes here, so line splitting and
         field dispatch stay in one frame."""
-        events: list[ServerSentEvent | str] = []
+        events: list[ServerSentEvent | str | bytes] = []
         if self._failed:
             raise self._too_large()
         try:
@@ -145,13 +154,13 @@ class SseDecoder:
                     if len(lines[0]) > self._max:
                         raise self._too_large()
                 data = self._data
-                inline = not self._events
+                mode = self._mode
                 for line in lines:
                     if line[:6] == b"data: ":  # (a slice and ==: a third of startswith's cost)
-                        data.append(line[6:].decode("utf-8", "replace"))
+                        data.append(line[6:])
                     elif line:
                         self._line(line, events)
-                    elif inline and len(data) == 1:  # _dispatch, inline: the per-event path
+                    elif mode is _BYTES and len(data) == 1:  # _dispatch, inline: per event
                         events.append(data.pop())
                         self._event = None
                     else:
@@ -190,7 +199,7 @@ class SseDecoder:
             # caller's: it is handed over now, and the next call raises.
             return self._overflowed(events)
 
-    def _count(self, data: list[str]) -> None:
+    def _count(self, data: list[bytes]) -> None:
         """Add the data lines not yet counted to the pending event's size (each line once, so
         an event arriving over many reads costs linear time)."""
         counted = self._counted
@@ -199,7 +208,9 @@ class SseDecoder:
         if self._held > self._max:
             raise self._too_large()
 
-    def _overflowed(self, events: list[ServerSentEvent | str]) -> list[ServerSentEvent | str]:
+    def _overflowed(
+        self, events: list[ServerSentEvent | str | bytes]
+    ) -> list[ServerSentEvent | str | bytes]:
         """Drop what was held; raise now if nothing came before, else on the next call."""
         self._partial.clear()
         self._data.clear()
@@ -217,18 +228,23 @@ class SseDecoder:
 
     def finish(self) -> list[ServerSentEvent]:
         """Flush at end of stream: the unfinished line, then any undispatched event."""
-        self._events = True
+        self._mode = _EVENTS
         return self._finish()  # type: ignore[return-value]
 
     def finish_data(self) -> list[str]:
         """``finish`` for a ``feed_data`` reader: the data of the events it flushes."""
-        self._events = False
+        self._mode = _TEXT
         return self._finish()  # type: ignore[return-value]
 
-    def _finish(self) -> list[ServerSentEvent | str]:
+    def finish_bytes(self) -> list[bytes]:
+        """``finish`` for a ``feed_bytes`` reader: the undecoded data of the events it flushes."""
+        self._mode = _BYTES
+        return self._finish()  # type: ignore[return-value]
+
+    def _finish(self) -> list[ServerSentEvent | str | bytes]:
         if self._failed:
             raise self._too_large()
-        events: list[ServerSentEvent | str] = []
+        events: list[ServerSentEvent | str | bytes] = []
         if self._partial:
             line = bytes(self._partial)
             self._partial.clear()
@@ -239,7 +255,7 @@ class SseDecoder:
         self._dispatch(events)
         return events
 
-    def _line(self, line: bytes, events: list[ServerSentEvent | str]) -> None:
+    def _line(self, line: bytes, events: list[ServerSentEvent | str | bytes]) -> None:
         if not line:
             self._dispatch(events)
             return
@@ -252,7 +268,7 @@ class SseDecoder:
             name = line[:colon]
             value = line[colon + 2 :] if line[colon + 1 : colon + 2] == b" " else line[colon + 1 :]
         if name == b"data":
-            self._data.append(value.decode("utf-8", "replace"))
+            self._data.append(value)
         elif name == b"event":
             self._event = value.decode("utf-8", "replace")
         elif name == b"id":
@@ -262,20 +278,27 @@ class SseDecoder:
             self._retry = int(value)
         # any other field name is ignored, as the spec says
 
-    def _dispatch(self, events: list[ServerSentEvent | str]) -> None:
+    def _dispatch(self, events: list[ServerSentEvent | str | bytes]) -> None:
         data = self._data
         if data:
-            text = data[0] if len(data) == 1 else "\n".join(data)
-            if len(text) > self._max:  # (lines that all arrived in the read ending the event)
+            raw = data[0] if len(data) == 1 else b"\n".join(data)
+            if len(raw) > self._max:  # (lines that all arrived in the read ending the event)
                 raise self._too_large()
-            if self._events:
-                events.append(
-                    ServerSentEvent(
-                        text, self._event or "message", self._last_event_id, self._retry
-                    )
-                )
+            mode = self._mode
+            if mode is _BYTES:
+                events.append(raw)
             else:
-                events.append(text)
+                # (Decoded whole: the lines are joined by LF, which no UTF-8 sequence contains,
+                # so this is the text of each line decoded on its own, joined.)
+                text = raw.decode("utf-8", "replace")
+                if mode is _EVENTS:
+                    events.append(
+                        ServerSentEvent(
+                            text, self._event or "message", self._last_event_id, self._retry
+                        )
+                    )
+                else:
+                    events.append(text)
             data.clear()
             self._held = self._counted = 0
         self._event = None

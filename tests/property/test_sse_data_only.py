@@ -1,6 +1,6 @@
-"""``SseDecoder.feed_data`` (the chat client's path) gives exactly the ``data`` of the events that
-``feed`` gives, however the bytes are cut and whatever they hold: any line ends, comments, ids,
-names, invalid UTF-8, a BOM, a missing final blank line."""
+"""``SseDecoder.feed_data`` and ``feed_bytes`` (the chat client's path, undecoded) give exactly
+the ``data`` of the events that ``feed`` gives, however the bytes are cut and whatever they hold:
+any line ends, comments, ids, names, invalid UTF-8, a BOM, a missing final blank line."""
 
 from __future__ import annotations
 
@@ -60,6 +60,12 @@ def data_only(pieces: list[bytes]) -> list[str]:
     return data + decoder.finish_data()
 
 
+def bytes_only(pieces: list[bytes]) -> list[str]:
+    decoder = SseDecoder()
+    data = [raw for piece in pieces for raw in decoder.feed_bytes(piece)]
+    return [raw.decode("utf-8", "replace") for raw in data + decoder.finish_bytes()]
+
+
 @SETTINGS
 @given(parts=st.lists(_PIECES, max_size=40), data=st.data())
 def test_data_only_equals_the_data_of_the_events(parts: list[bytes], data: st.DataObject) -> None:
@@ -69,6 +75,8 @@ def test_data_only_equals_the_data_of_the_events(parts: list[bytes], data: st.Da
     assert data_only([payload]) == expected
     assert data_only(cut(payload, offsets)) == expected
     assert events_data(cut(payload, offsets)) == expected
+    assert bytes_only([payload]) == expected
+    assert bytes_only(cut(payload, offsets)) == expected
 
 
 @SETTINGS

@@ -44,7 +44,13 @@ class FenceTracker:
         return self._state == _REST
 
     def mid_line(self) -> None:
-        """What follows is in the middle of a line (it comes right after a tool-call block)."""
+        """What follows is in the middle of a line (it comes right after a tool-call block, or
+        the caller skipped a text that begins with a character other than a blank or a fence
+        character). A run of fence characters at the line's start ends there, as that
+        character would end it: an opening run's width is final, or the next run would be
+        counted as more of it and the fence would never close."""
+        if self._state == _RUN:
+            self._after_run()
         self._state = _REST
 
     def skip(self, text: str) -> None:

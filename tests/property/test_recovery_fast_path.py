@@ -9,7 +9,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from providers import (
@@ -137,4 +137,33 @@ def test_fast_path_gives_what_the_full_path_gives(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ChoiceRecovery, "process", _full_path)
         full = _run(script, mode, options)
+    assert fast == full
+
+
+@example(
+    items=[
+        ("text", "```"),
+        ("text", " the"),
+        ("reasoning", " the"),
+        ("texts", [" the", "\n```\n"]),
+        ("text", "<"),
+    ]
+)
+@SETTINGS
+@given(items=st.lists(_UPDATE, max_size=25))
+def test_a_fence_opener_followed_by_a_skipped_info_string_still_closes(
+    items: list[tuple[str, Any]],
+) -> None:
+    """Found by the property above: the fast path skipped " the" right after an opening
+    "```" (the run of backticks not yet ended), and the fence tracker, told only that the line
+    had begun, counted the closing "```" as more of the opening run; the fence never closed
+    and a later "<" passed as fenced text where the full path holds it as a possible marker."""
+    mode = ("auto", "auto", False)
+    script: list[ChatResponseUpdate | BaseException] = [ChatResponseUpdate(role=ChatRole.ASSISTANT)]
+    script += [_update(kind, value) for kind, value in items]
+    script.append(ChatResponseUpdate(finish_reason=ChatFinishReason.STOP))
+    fast = _run(script, mode, OFFERED)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ChoiceRecovery, "process", _full_path)
+        full = _run(script, mode, OFFERED)
     assert fast == full

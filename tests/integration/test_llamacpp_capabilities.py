@@ -4,7 +4,6 @@ server that answers ``/v1/models`` the way vLLM does (respx, from the captured v
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
@@ -137,11 +136,12 @@ async def test_a_vllm_like_server_reports_vllm_and_max_model_len() -> None:
 async def test_a_wrong_model_id_fails_fast_with_served_ids_and_a_suggestion() -> None:
     with respx.mock(assert_all_called=False) as router:
         vllm_like(router)
-        started = time.monotonic()
         async with OpenAiCompatibleCapabilityResolver(f"{VLLM_LIKE}/v1") as resolver:
             with pytest.raises(ModelNotFoundError) as caught:
                 await resolver.validate_model("qwen3-0.6b")
-        assert time.monotonic() - started < 1.0
+        # Fast means one discovery pass, no retry: counted, not timed (a clock flakes on CI).
+        paths = [call.request.url.path for call in router.calls]
+        assert paths.count("/v1/models") == 1 and len(paths) <= 2
     message = str(caught.value)
     assert "serves `Qwen/Qwen3-0.6B`" in message
     assert "configured `qwen3-0.6b`" in message

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -65,6 +65,9 @@ from providers.transport.response_headers import report_response_headers
 from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
 
+if TYPE_CHECKING:
+    from providers.transport.httpx2_bridge import AsyncHttpClient
+
 __all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient", "Timeouts"]
 
 
@@ -85,7 +88,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         api_key: str | None = None,
         *,
         backend: str | BackendProfile | None = None,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: AsyncHttpClient | None = None,
         timeout: httpx.Timeout | float | None = DEFAULT_TIMEOUT,
         timeouts: Timeouts | None = None,
         headers: Mapping[str, str] | None = None,

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from providers.abstractions.chat_client import ChatClient, ChatInput
     from providers.abstractions.options import ChatOptions
     from providers.abstractions.structured_output import StructuredResponse
+    from providers.transport.httpx2_bridge import AsyncHttpClient
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -139,7 +140,7 @@ class HttpClientBase:
         model_id: str | None,
         api_key: str | None,
         *,
-        http_client: httpx.AsyncClient | None,
+        http_client: AsyncHttpClient | None,
         timeout: httpx.Timeout | float | None,
         timeouts: Timeouts | None,
         headers: Mapping[str, str] | None,
@@ -161,14 +162,17 @@ class HttpClientBase:
         self._secrets = _secrets_of(self._headers, self.endpoint)
         self._secret_texts = tuple(secret.decode() for secret in self._secrets)
         self._api_key = api_key
-        if http_client is not None and is_httpx2_client(http_client):
-            http_client = through_httpx2(http_client)  # openai-python 3's library
+        borrowed: httpx.AsyncClient | None = (
+            through_httpx2(http_client)  # openai-python 3's library
+            if http_client is not None and is_httpx2_client(http_client)
+            else cast("httpx.AsyncClient | None", http_client)
+        )
         self._pools = (
             LoopPools(functools.partial(new_http_client, timeout, self.limits))
-            if http_client is None
+            if borrowed is None
             else None
         )
-        self._borrowed = http_client
+        self._borrowed = borrowed
         self._borrowed_loop: asyncio.AbstractEventLoop | None = None
         if timeouts is None:
             timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)

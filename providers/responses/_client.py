@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -48,6 +48,9 @@ from providers.responses._stream import ResponsesStreamState
 from providers.responses._transport import ResponsesTransport
 from providers.transport.json_guard import MALFORMED, malformed
 from providers.transport.timeouts import Timeouts
+
+if TYPE_CHECKING:
+    from providers.transport.httpx2_bridge import AsyncHttpClient
 
 __all__ = ["STORE_UNAVAILABLE_EVENT", "OpenAiCompatibleResponsesClient"]
 
@@ -93,7 +96,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         api_key: str | None = None,
         *,
         backend: str | BackendProfile | None = None,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: AsyncHttpClient | None = None,
         timeout: httpx.Timeout | float | None = DEFAULT_TIMEOUT,
         timeouts: Timeouts | None = None,
         headers: Mapping[str, str] | None = None,

@@ -13,9 +13,16 @@ so the error mapping reads them as it reads its own.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import httpx
+
+if TYPE_CHECKING:
+    import httpx2
+
+    AsyncHttpClient: TypeAlias = httpx.AsyncClient | httpx2.AsyncClient
+    """What a wire client takes as ``http_client``: httpx's client or httpx2's (where httpx2
+    is not installed, type checkers read the second as ``Any``)."""
 
 __all__ = ["is_httpx2_client", "through_httpx2"]
 

@@ -44,6 +44,9 @@ class ConcurrencyResult:
     rss_after_kib: int
     peak_method: str
     errors: list[str]
+    last_arrival_fraction: float | None = None
+    """When the last request reached the server, as a fraction of the wall time: a client
+    that queues streams in its own connection pool sends the last ones late."""
 
 
 def _status_kib(field: str) -> int | None:
@@ -81,13 +84,17 @@ async def run_streams(
         reset = _reset_peak()
         rss_before = _status_kib("VmRSS") or 0
         maxrss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        await _arrivals(base)  # (starts a new list: the warm-up's request is not counted)
         cpu = time.process_time()
+        started = time.monotonic()
         wall = time.perf_counter()
         outcomes = await asyncio.gather(
             *(stream(scenario) for _ in range(streams)), return_exceptions=True
         )
         wall = time.perf_counter() - wall
         cpu = time.process_time() - cpu
+        arrived = await _arrivals(base)
+        last = (max(arrived) - started) / wall if arrived and wall > 0 else None
         if reset:
             peak = _status_kib("VmHWM") or 0
             growth, method = peak - rss_before, "VmHWM after clear_refs"
@@ -119,7 +126,19 @@ async def run_streams(
         rss_after,
         method,
         sorted(set(errors))[:5],
+        last,
     )
+
+
+async def _arrivals(base: str) -> list[float]:
+    """The server's arrival times since the last call (``sse_server._Arrivals``)."""
+    # deferred: only the concurrency child asks, after its client's imports were measured
+    import httpx
+
+    async with httpx.AsyncClient() as client:
+        answer = await client.get(f"{base}/_arrivals")
+        times: list[float] = answer.json()
+        return times
 
 
 def measure_in_subprocess(

@@ -15,9 +15,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import TracebackType
 
@@ -82,8 +84,34 @@ class _Responses:
         return cached
 
 
+_ARRIVALS_PATH = "/_arrivals"
+_MAX_ARRIVALS = 100_000
+
+
+class _Arrivals:
+    """When each request's head arrived (``time.monotonic``, one clock for every process on
+    the machine): whether a client queues requests in its own pool shows only at the server.
+    ``GET /_arrivals`` answers the list and starts a new one."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+
+    def note(self) -> None:
+        if len(self.times) < _MAX_ARRIVALS:
+            self.times.append(time.monotonic())
+
+    def answer(self) -> bytes:
+        body = json.dumps(self.times).encode()
+        self.times = []
+        head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
+        return head % len(body) + body
+
+
 async def _handle(
-    responses: _Responses, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    responses: _Responses,
+    arrivals: _Arrivals,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
 ) -> None:
     try:
         while True:
@@ -97,6 +125,11 @@ async def _handle(
                     length = int(value)
             if length:
                 await reader.readexactly(length)
+            if path == _ARRIVALS_PATH:
+                writer.write(arrivals.answer())
+                await writer.drain()
+                continue
+            arrivals.note()
             blocks = responses.get(path)
             if blocks is None:
                 writer.write(_NOT_FOUND)
@@ -114,9 +147,10 @@ async def _handle(
 async def serve(port: int = 0) -> None:
     """Serve until killed; print ``PORT <n>`` on stdout once listening."""
     responses = _Responses()
+    arrivals = _Arrivals()
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await _handle(responses, reader, writer)
+        await _handle(responses, arrivals, reader, writer)
 
     server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=1024)
     bound = server.sockets[0].getsockname()[1]

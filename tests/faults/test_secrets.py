@@ -41,7 +41,9 @@ from tests.faults.server import FaultServer, Reply
 
 PASSWORD = "hunter2-pw-7c1e"
 API_KEY = "sk-live-0123456789abcdef"
-FAST = Timeouts(connect=2, first_token=0.5, idle=0.5, total=1.0)
+# Generous enough that a loaded machine does not time out an error reply; the stall case waits
+# out the first-token budget, so it stays a few seconds.
+FAST = Timeouts(connect=5, first_token=2.0, idle=2.0, total=4.0)
 
 Client = OpenAiCompatibleChatClient | OpenAiCompatibleResponsesClient
 KINDS = ["chat", "responses"]

@@ -16,10 +16,10 @@ from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.services import capabilities_of, service_of
-from providers.abstractions.sync_client import SyncChatClient
 
 if TYPE_CHECKING:
     from providers.abstractions.structured_output import StructuredResponse
+    from providers.abstractions.sync_client import SyncChatClient
 
 _T = TypeVar("_T")
 
@@ -65,6 +65,9 @@ class DelegatingChatClient:
 
     def as_sync(self) -> SyncChatClient:
         """This client behind a blocking API (``SyncChatClient``), on a private loop thread."""
+        # deferred: asyncio's cold import (~30 ms), which `import providers` need not pay
+        from providers.abstractions.sync_client import SyncChatClient
+
         return SyncChatClient(self)
 
     async def aclose(self) -> None:

@@ -27,7 +27,6 @@ the event loop nor the calls running beside it.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import re
 from collections.abc import Callable, Mapping
@@ -111,6 +110,9 @@ class _CallableFunction(AIFunction):
         else:
             # A blocking tool (a file read, an HTTP call with requests) must not stall the
             # event loop, nor the calls running beside it: a plain function runs in a thread.
+            # deferred: asyncio's cold import (~30 ms); loaded already by the loop running this
+            import asyncio
+
             result = await asyncio.to_thread(self.function, *positional, **keywords)
             if inspect.isawaitable(result):  # a plain function that returned a coroutine
                 result = await result

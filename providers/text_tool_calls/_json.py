@@ -16,7 +16,7 @@ from providers.abstractions.contents import FunctionCallContent
 from providers.text_tool_calls._protocol import MalformedBlockError
 from providers.text_tool_calls._tools import ToolBook
 
-__all__ = ["call_from_object", "decode_arguments", "skip_space"]
+__all__ = ["call_array", "call_from_object", "decode_arguments", "skip_space"]
 
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -75,6 +75,27 @@ def decode_arguments(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise MalformedBlockError(f"arguments are {type(value).__name__}, not a JSON object")
     return value
+
+
+def call_array(
+    text: str, start: int, tools: ToolBook, what: str
+) -> tuple[list[FunctionCallContent], int]:
+    """The calls of the JSON array at ``text[start]`` (its ``[``), and where it ends: mistral's
+    ``[TOOL_CALLS][…]`` and nemotron's ``<TOOLCALL>[…]`` write their calls this way. An empty
+    list is malformed: ``what`` names the marker it followed, for the error."""
+    calls: list[FunctionCallContent] = []
+    i = skip_space(text, start + 1)
+    while not text.startswith("]", i):
+        call, i = call_from_object(text, i, tools)
+        calls.append(call)
+        i = skip_space(text, i)
+        if text.startswith(",", i):
+            i = skip_space(text, i + 1)
+        elif not text.startswith("]", i):
+            raise MalformedBlockError(f"not valid JSON (expected ',' or ']' at offset {i})")
+    if not calls:
+        raise MalformedBlockError(f"empty call list {what}")
+    return calls, i + 1
 
 
 def call_from_object(

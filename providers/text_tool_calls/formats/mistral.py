@@ -21,7 +21,12 @@ from __future__ import annotations
 import re
 
 from providers.abstractions.contents import AIContent, TextContent
-from providers.text_tool_calls._json import call_from_object, decode_arguments, skip_space
+from providers.text_tool_calls._json import (
+    call_array,
+    call_from_object,
+    decode_arguments,
+    skip_space,
+)
 from providers.text_tool_calls._protocol import MalformedBlockError, Stop, error_text
 from providers.text_tool_calls._tools import ToolBook
 from providers.text_tool_calls._trackers import JsonBalance
@@ -147,16 +152,5 @@ class Mistral:
         return [partial_call(named.group(1), raw, tools, reason, raw=block)]
 
     def _array(self, block: str, i: int, tools: ToolBook) -> list[AIContent]:
-        calls: list[AIContent] = []
-        i = skip_space(block, i + 1)
-        while not block.startswith("]", i):
-            call, i = call_from_object(block, i, tools)
-            calls.append(call)
-            i = skip_space(block, i)
-            if block.startswith(",", i):
-                i = skip_space(block, i + 1)
-            elif not block.startswith("]", i):
-                raise MalformedBlockError(f"not valid JSON (expected ',' or ']' at offset {i})")
-        if not calls:
-            raise MalformedBlockError(f"empty call list after {MARKER}")
-        return calls
+        calls, _ = call_array(block, i, tools, f"after {MARKER}")
+        return list(calls)

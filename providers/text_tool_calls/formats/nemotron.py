@@ -12,7 +12,7 @@ parse is returned whole (here as error text). A block the stream cut is surfaced
 from __future__ import annotations
 
 from providers.abstractions.contents import AIContent
-from providers.text_tool_calls._json import call_from_object, skip_space
+from providers.text_tool_calls._json import call_array, call_from_object, skip_space
 from providers.text_tool_calls._protocol import MalformedBlockError
 from providers.text_tool_calls._tools import ToolBook
 from providers.text_tool_calls._trackers import EndMarkerTracker
@@ -46,7 +46,8 @@ class Nemotron:
             first, i = call_from_object(block, i, tools)
             calls: list[AIContent] = [first]
         elif block.startswith("[", i):
-            calls, i = _array(block, i, tools)
+            found, i = call_array(block, i, tools, f"in {OPEN}")
+            calls = list(found)
         else:
             raise MalformedBlockError(f"{OPEN} holds neither a JSON array nor an object")
         if skip_space(block, i) != end:
@@ -60,20 +61,3 @@ class Nemotron:
             return self.parse_block(block + CLOSE, tools)
         except MalformedBlockError:
             return [json_call_prefix(block, len(OPEN), tools, reason)]
-
-
-def _array(block: str, i: int, tools: ToolBook) -> tuple[list[AIContent], int]:
-    """The calls of the JSON array at ``block[i]``, and where it ends."""
-    calls: list[AIContent] = []
-    i = skip_space(block, i + 1)
-    while not block.startswith("]", i):
-        call, i = call_from_object(block, i, tools)
-        calls.append(call)
-        i = skip_space(block, i)
-        if block.startswith(",", i):
-            i = skip_space(block, i + 1)
-        elif not block.startswith("]", i):
-            raise MalformedBlockError(f"not valid JSON (expected ',' or ']' at offset {i})")
-    if not calls:
-        raise MalformedBlockError(f"empty call list in {OPEN}")
-    return calls, i + 1

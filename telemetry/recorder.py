@@ -120,8 +120,14 @@ class RequestRecorder:
         call; not role-only, keepalive, finish or usage updates), inlined in the same pass that
         looks for usage: the property builds a generator per call, several times the cost.
         """
-        contents = update.contents
-        if contents:  # (tool-call fragments, role and keepalive updates have none)
+        contents = update._contents  # (not the property: an unfolded text has no list)
+        if contents is None:
+            if update._text is not None:  # one unfolded text (``response_update``)
+                self._last_token = now = self._clock()
+                if self._first_token is None:
+                    self._first_token = now
+                self._substantive += 1
+        elif contents:  # (tool-call fragments, role and keepalive updates have none)
             substantive = False
             for content in contents:
                 kind = type(content)

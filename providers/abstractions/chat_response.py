@@ -21,61 +21,12 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
-from providers.abstractions.openai_answers import write_chunk, write_completion
+from providers.abstractions.openai_answers import write_completion
+from providers.abstractions.response_update import ChatResponseUpdate, TextKind
 
 __all__ = ["ChatResponse", "ChatResponseBuilder", "ChatResponseUpdate"]
 
 _SUBSTANTIVE = (TextContent, TextReasoningContent, FunctionCallContent)
-
-
-@dataclass(slots=True)
-class ChatResponseUpdate:
-    """One step of a streamed response: usually one server chunk for one choice.
-
-    An update with no contents is still yielded (the role-only first chunk, a keepalive): it tells
-    a watchdog the connection is alive. ``is_substantive`` separates those from real output.
-    """
-
-    contents: list[AIContent] = field(default_factory=list)
-    role: ChatRole | None = None
-    finish_reason: ChatFinishReason | None = None
-    response_id: str | None = None
-    model_id: str | None = None
-    created_at: int | None = None
-    choice_index: int = 0
-    additional_properties: dict[str, Any] | None = None
-    raw: Any = field(default=None, repr=False, compare=False)
-
-    @property
-    def text(self) -> str:
-        return "".join(c.text for c in self.contents if type(c) is TextContent)
-
-    @property
-    def reasoning(self) -> str:
-        return "".join(c.text for c in self.contents if type(c) is TextReasoningContent)
-
-    @property
-    def is_substantive(self) -> bool:
-        """True when the update carries output (text, reasoning or a tool call).
-
-        Retry and failover decisions hinge on this: once a substantive update has reached the
-        caller, re-sending the request would duplicate output.
-        """
-        for content in self.contents:  # noqa: SIM110 - a loop, not any(genexpr): per update
-            if isinstance(content, _SUBSTANTIVE):
-                return True
-        return False
-
-    def to_openai_chunk(self, *, tool_call_index: int = 0) -> dict[str, Any]:
-        """This update as a ``chat.completion.chunk`` dict, which the chunk normaliser reads
-        back to the same update (its reasoning before its text, as a server's delta has them).
-
-        Properties go back in the choice (``system_fingerprint`` at the top), usage in
-        ``usage`` (with ``choices: []`` when the update holds nothing else). A tool call is whole
-        in an update, so it is written whole, numbered from ``tool_call_index``: readers merge
-        deltas by index, so a stream with calls in several updates numbers them on.
-        """
-        return write_chunk(self, tool_call_index)
 
 
 @dataclass(slots=True)
@@ -117,8 +68,7 @@ class ChatResponse:
         servers report it cumulatively, so later reports replace earlier ones field by field.
         """
         builder = ChatResponseBuilder()
-        for update in updates:
-            builder.add(update)
+        builder.add_all(updates)
         return builder.build()
 
 
@@ -159,7 +109,7 @@ class ChatResponseBuilder:
         self._usage: UsageDetails | None = None
         self._properties: dict[str, Any] | None = None
         self._roles: dict[int, ChatRole] | None = None
-        self._raws: list[Any] | None = None
+        self._raws: list[ChatResponseUpdate] | None = None  # the updates that have a raw
         self._by_choice: dict[int, list[AIContent | _Run]] | None = None
         self._index: int | None = None  # the choice of the last update, its contents and run
         self._contents = _NONE_YET
@@ -183,26 +133,26 @@ class ChatResponseBuilder:
             if self._properties is None:
                 self._properties = {}
             self._properties.update(update.additional_properties)
-        if self._keep_raw and update.raw is not None:
+        if self._keep_raw and (update._event is not None or update._raw is not None):
             if self._raws is None:
                 self._raws = []
-            self._raws.append(update.raw)
+            self._raws.append(update)  # (its raw is read when the response's is)
         contents = self._contents
         if update.choice_index != self._index:
             contents = self._choice(update.choice_index)
+        text = update._text
+        if text is not None:  # one unfolded text (``response_update``): no contents to walk
+            self._add_text(update._kind, text, None, contents)
+            return
         for content in update.contents:
             kind = type(content)
             if kind is TextContent or kind is TextReasoningContent:
-                self.substantive = True
-                run = self._run
-                if run is not None and run.kind is kind:
-                    texts = run.texts
-                    texts.append(content.text)  # type: ignore[attr-defined]
-                    if len(texts) == _RUN_BLOCK:
-                        run.compact()
-                else:
-                    run = self._run = _Run(kind, content)
-                    contents.append(run)
+                self._add_text(
+                    kind,
+                    content.text,  # type: ignore[attr-defined]
+                    content.additional_properties,
+                    contents,
+                )
             elif kind is UsageContent:
                 usage = self._usage
                 self._usage = (
@@ -215,6 +165,63 @@ class ChatResponseBuilder:
                     self.substantive = True
                 self._run = None
                 contents.append(content)
+
+    def _add_text(
+        self,
+        kind: TextKind,
+        text: str,
+        props: dict[str, Any] | None,
+        contents: list[AIContent | _Run],
+    ) -> None:
+        self.substantive = True
+        run = self._run
+        if run is not None and run.kind is kind:
+            texts = run.texts
+            texts.append(text)
+            if len(texts) == _RUN_BLOCK:
+                run.compact()
+        else:
+            run = self._run = _Run(kind, text, props)
+            contents.append(run)
+
+    def add_all(self, updates: Iterable[ChatResponseUpdate]) -> None:
+        """``add`` each of ``updates``.
+
+        Hot path: the usual update (one unfolded text of the current run's kind and choice,
+        nothing else) is appended to the run inline; any other goes through ``add``.
+        """
+        keep_raw = self._keep_raw
+        added = 0
+        run = self._run
+        index = self._index
+        ids_missing = self._ids_missing
+        for update in updates:
+            text = update._text
+            if (
+                text is not None
+                and run is not None
+                and run.kind is update._kind
+                and update.choice_index == index
+                and update.finish_reason is None
+                and update.role is None
+                and update.additional_properties is None
+                and not ids_missing
+            ):
+                added += 1
+                if keep_raw and (update._event is not None or update._raw is not None):
+                    if self._raws is None:
+                        self._raws = []
+                    self._raws.append(update)
+                texts = run.texts
+                texts.append(text)
+                if len(texts) == _RUN_BLOCK:
+                    run.compact()
+                continue
+            self.add(update)
+            run = self._run
+            index = self._index
+            ids_missing = self._ids_missing
+        self.count += added
 
     def _take_ids(self, update: ChatResponseUpdate) -> None:
         if self._response_id is None:
@@ -260,7 +267,7 @@ class ChatResponseBuilder:
             self._finish_reason,
             self._usage,
             dict(self._properties or {}),
-            list(self._raws or ()),
+            _PendingRaw(list(self._raws)) if self._raws else [],
         )
 
 
@@ -278,10 +285,10 @@ class _Run:
 
     __slots__ = ("blocks", "kind", "props", "texts")
 
-    def __init__(self, kind: type[TextContent] | type[TextReasoningContent], first: AIContent):
+    def __init__(self, kind: TextKind, text: str, props: dict[str, Any] | None) -> None:
         self.kind = kind
-        self.props = first.additional_properties
-        self.texts: list[str] = [first.text]  # type: ignore[attr-defined]
+        self.props = props
+        self.texts: list[str] = [text]
         self.blocks: list[str] | None = None
 
     def compact(self) -> None:
@@ -311,3 +318,34 @@ def _contents(entries: list[AIContent | _Run]) -> list[AIContent]:
 
 
 _NONE_YET: list[AIContent | _Run] = []  # never appended to: no update has choice_index None
+
+
+class _PendingRaw:
+    """A streamed response's ``raw`` until it is read: the updates whose chunks make it.
+
+    An update keeps its chunk as the event's bytes (``response_update``); building the list of
+    parsed chunks for every response would parse every event a second time, for a field most
+    callers never read. ``ChatResponse.raw`` builds it on first access instead.
+    """
+
+    __slots__ = ("updates",)
+
+    def __init__(self, updates: list[ChatResponseUpdate]) -> None:
+        self.updates = updates
+
+
+def _lazy_raw(slot: Any) -> property:
+    """``ChatResponse.raw`` over the slot the dataclass made: a ``_PendingRaw`` is replaced
+    by the list of its updates' chunks the first time it is read."""
+
+    def get(response: ChatResponse) -> Any:
+        value = slot.__get__(response, ChatResponse)
+        if type(value) is _PendingRaw:
+            value = [update.raw for update in value.updates]
+            slot.__set__(response, value)
+        return value
+
+    return property(get, slot.__set__, doc="What the server sent: the body, or each chunk.")
+
+
+setattr(ChatResponse, "raw", _lazy_raw(ChatResponse.__dict__["raw"]))  # noqa: B010

@@ -41,7 +41,7 @@ from providers.chat_completions.http_client_base import (
 )
 from providers.chat_completions.normalize import ChunkNormalizer
 from providers.chat_completions.request import build_chat_request
-from providers.chat_completions.stream_state import StreamState, drain, fast_loads, loads
+from providers.chat_completions.stream_state import StreamState, drain
 from providers.text_tool_calls import offered_tool_names
 from providers.transport.answer_shape import EVENT_STREAM, json_instead_of_events
 from providers.transport.bodies import (
@@ -57,8 +57,6 @@ from providers.transport.json_guard import (
     MALFORMED,
     load_object,
     malformed,
-    nests_deeper,
-    too_deep,
 )
 from providers.transport.output_watch import report_output_progress
 from providers.transport.response_headers import report_response_headers
@@ -326,48 +324,31 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                         # a decoding layer would change nothing and cost a generator per stream.
                         chunks = response.aiter_raw()
                     decoder = SseDecoder(limits.max_event_bytes)
-                    feed = state.normalizer.feed
-                    add = state.partial.add
+                    feed = decoder.feed_bytes
+                    take = state.take
                     clock = time.monotonic
-                    unstamped = state.stamps is not None  # the first update carries the stamps
-                    depth = limits.max_json_depth
-                    shallow = 2 * depth  # an event this short cannot nest deeper
                     stream_bytes = limits.max_stream_bytes  # what may still arrive
                     async for chunk in chunks:
                         watch.since = None  # data arrived: the caller may hold the task now
                         if "first_byte" not in stamps:
-                            stamps["first_byte"] = time.monotonic()
+                            stamps["first_byte"] = clock()
                         stream_bytes -= len(chunk)
                         if stream_bytes < 0:
                             raise too_large(
                                 "max_stream_bytes", limits.max_stream_bytes, "the stream", None
                             )
-                        # The per-chunk path, inline: one event at a time, so updates before
-                        # an error event in the same read reach the caller (and the partial
-                        # response) before the error does, whatever the chunking.
-                        for data in decoder.feed_bytes(chunk):
-                            if data == b"[DONE]":
-                                state.done = True
-                                break
-                            try:  # loads(), inline: the parse of nearly every chunk
-                                payload = fast_loads(data)
-                            except ValueError:
-                                payload = None
-                            if type(payload) is not dict:
-                                payload = loads(data, state.backend, depth)  # json's, or an error
-                            elif len(data) > shallow and nests_deeper(payload, data, depth):
-                                raise too_deep(depth, "a stream event", state.backend)
-                            for update in feed(payload):
-                                if update.finish_reason is not None:
-                                    state.finished = True
-                                if unstamped:
-                                    set_property(update, TRANSPORT_TIMESTAMPS, stamps)
-                                    state.stamps = None
-                                    unstamped = False
-                                add(update)
+                        events = feed(chunk)
+                        if events:
+                            # The read's updates first, then the error that stopped it, if any:
+                            # what came before an error event reaches the caller (and the
+                            # partial response) whatever the chunking.
+                            updates, error = take(events)
+                            for update in updates:
                                 yield update
-                        if state.done:
-                            break
+                            if error is not None:
+                                raise error
+                            if state.done:
+                                break
                         now = clock()
                         if now >= watch.due:
                             watch.overdue(now)
@@ -376,8 +357,11 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                     if state.done:
                         await drain(chunks)
                     else:
-                        for update in state.consume(decoder.finish_bytes()):
+                        updates, error = take(decoder.finish_bytes())
+                        for update in updates:
                             yield update
+                        if error is not None:
+                            raise error
                 finally:
                     await response.aclose()
                 for update in state.end():

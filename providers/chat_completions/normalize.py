@@ -20,7 +20,7 @@ It does no I/O and knows nothing of HTTP or SSE: tests feed it dicts.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeGuard
+from typing import Any
 
 from providers.abstractions.chat_response import ChatResponseUpdate
 from providers.abstractions.contents import (
@@ -30,7 +30,7 @@ from providers.abstractions.contents import (
     UsageContent,
 )
 from providers.abstractions.errors import InvalidResponseError
-from providers.abstractions.limits import Limits
+from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.open_values import ChatFinishReason, ChatRole, finish_reason_of, role_of
 from providers.abstractions.usage import parse_usage
 from providers.backends import BackendProfile, profile_for
@@ -45,8 +45,11 @@ from providers.chat_completions.chunk_shapes import (
     template_for,
 )
 from providers.chat_completions.chunk_shapes import shape as shape_of
+from providers.chat_completions.delta_fields import is_mapping, read_reasoning
+from providers.chat_completions.event_json import fast_loads, loads
 from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator, mark_cut_call
 from providers.transport.error_classification import error_from_stream_event
+from providers.transport.json_guard import nests_deeper, too_deep
 
 __all__ = ["ChunkNormalizer"]
 
@@ -74,6 +77,7 @@ class ChunkNormalizer:
         "_backend",
         "_choice",
         "_delta",
+        "_depth",
         "_fingerprint",
         "_fragment",
         "_limits",
@@ -85,6 +89,8 @@ class ChunkNormalizer:
         "_template",
         "_tools",
         "_top",
+        "done",
+        "finished",
     )
 
     def __init__(
@@ -109,58 +115,16 @@ class ChunkNormalizer:
         self._top = self._choice = self._delta = NO_SHAPE  # the last shape at each level
         self._template: Template | None = None  # this stream's common chunk, once seen
         self._fragment: FragmentTemplate | None = None  # its common tool-call chunk
+        self._depth = (limits or DEFAULT_LIMITS).max_json_depth
+        self.done = False  # `data: [DONE]` read (``read_events``)
+        self.finished = False  # a finish reason read (``read_events``)
 
     def feed(self, chunk: Mapping[str, Any]) -> list[ChatResponseUpdate]:
-        """Normalise one streamed chunk (``chat.completion.chunk``).
+        """Normalise one streamed chunk (``chat.completion.chunk``), already parsed.
 
-        Hot path: nearly every chunk of a stream is its common chunk (``Template``) with another
-        text, id, model, time or index, which is recognised and read here inline, a handful of
-        C calls; any other goes the full path (``_normalize``), which learns the template.
+        The client reads events with ``read_events``, which takes the stream's common chunk
+        (``Template``) without this path; this one learns the template from the chunks it reads.
         """
-        t = self._template
-        if t is not None and type(chunk) is dict and len(chunk) == t.top_len:
-            try:
-                response_id, model_id, created, choices = head(chunk)
-                rest = t.top_rest
-                if (
-                    (rest is None or rest(chunk) == t.top_rest_values)
-                    and type(choices) is list
-                    and len(choices) == 1
-                ):
-                    choice = choices[0]
-                    if type(choice) is dict and len(choice) == t.choice_len:
-                        index, delta, finish = choice_head(choice)
-                        rest = t.choice_rest
-                        if (
-                            finish is None
-                            and type(index) is int
-                            and type(delta) is dict
-                            and len(delta) == t.delta_len
-                            and (rest is None or rest(choice) == t.choice_rest_values)
-                        ):
-                            text = delta[t.field]
-                            rest = t.delta_rest
-                            if (
-                                text
-                                and type(text) is str
-                                and type(response_id) is str
-                                and (rest is None or rest(delta) == t.delta_rest_values)
-                            ):
-                                content = _new(t.kind)  # see _new
-                                content.text = text
-                                content.raw = content.additional_properties = None
-                                update = _new(ChatResponseUpdate)
-                                update.contents = [content]
-                                update.role = update.finish_reason = None
-                                update.response_id = response_id
-                                update.model_id = model_id
-                                update.created_at = created if type(created) is int else None
-                                update.choice_index = index
-                                update.additional_properties = None
-                                update.raw = chunk
-                                return [update]
-            except KeyError:
-                pass  # (a key of the template missing: not the common chunk)
         if self._fragment is not None:
             fragment = self._fragment.read(chunk, self._append_arguments)
             if fragment is not None:
@@ -175,6 +139,89 @@ class ChunkNormalizer:
             elif not update.contents and self._tools:
                 self._fragment = fragment_template_for(chunk, update) or self._fragment
         return updates
+
+    def read_events(self, events: list[bytes]) -> tuple[list[ChatResponseUpdate], Exception | None]:
+        """The updates of one network read's events (each a ``data:`` payload), and the error
+        that stopped it, if one did: the updates before it are the caller's all the same.
+
+        Hot path: every event of every stream. Nearly every chunk is the stream's common chunk
+        (``Template``) with another text, id, model, time or index; it is recognised here inline,
+        a handful of C calls, and read into an unfolded update (``response_update``). Any other
+        goes through ``feed``, which learns the template. ``data: [DONE]`` sets ``done`` and
+        ends the read; a finish reason sets ``finished``.
+        """
+        updates: list[ChatResponseUpdate] = []
+        append = updates.append
+        t = self._template
+        depth = self._depth
+        try:
+            for data in events:
+                if data == b"[DONE]":
+                    self.done = True
+                    break
+                try:  # loads(), inline: the parse of nearly every chunk
+                    chunk = fast_loads(data)
+                except ValueError:
+                    chunk = None
+                if type(chunk) is not dict:
+                    chunk = loads(data, self._backend, depth)  # json's, or an error
+                elif len(data) > 2 * depth and nests_deeper(chunk, data, depth):
+                    raise too_deep(depth, "a stream event", self._backend)
+                if t is not None and len(chunk) == t.top_len:
+                    try:
+                        response_id, model_id, created, choices = head(chunk)
+                        rest = t.top_rest
+                        if (
+                            (rest is None or rest(chunk) == t.top_rest_values)
+                            and type(choices) is list
+                            and len(choices) == 1
+                        ):
+                            choice = choices[0]
+                            if type(choice) is dict and len(choice) == t.choice_len:
+                                index, delta, finish = choice_head(choice)
+                                rest = t.choice_rest
+                                if (
+                                    finish is None
+                                    and type(index) is int
+                                    and type(delta) is dict
+                                    and len(delta) == t.delta_len
+                                    and (rest is None or rest(choice) == t.choice_rest_values)
+                                ):
+                                    text = delta[t.field]
+                                    rest = t.delta_rest
+                                    if (
+                                        text
+                                        and type(text) is str
+                                        and type(response_id) is str
+                                        and (rest is None or rest(delta) == t.delta_rest_values)
+                                    ):
+                                        update = _new(ChatResponseUpdate)  # see _new
+                                        update._contents = None  # unfolded: one text
+                                        update._text = text
+                                        update._kind = t.kind
+                                        update.role = update.finish_reason = None
+                                        update.response_id = response_id
+                                        update.model_id = model_id
+                                        update.created_at = (
+                                            created if type(created) is int else None
+                                        )
+                                        update.choice_index = index
+                                        update.additional_properties = update._raw = None
+                                        update._event = data
+                                        append(update)
+                                        continue
+                    except KeyError:
+                        pass  # (a key of the template missing: not the common chunk)
+                for update in self.feed(chunk):
+                    if update.finish_reason is not None:
+                        self.finished = True
+                    update._raw = None  # (the chunk is kept as its bytes)
+                    update._event = data
+                    append(update)
+                t = self._template
+        except Exception as exc:  # (handed over, with the updates before it)
+            return updates, exc
+        return updates, None
 
     def _append_arguments(self, choice: int, call: int, text: str) -> bool:
         accumulator = self._tools.get(choice)
@@ -239,7 +286,7 @@ class ChunkNormalizer:
                         extras = {}
                     extras["system_fingerprint"] = fingerprint
         usage = chunk["usage"] if shape.usage else None
-        details = parse_usage(usage) if usage is not None and _is_mapping(usage) else None
+        details = parse_usage(usage) if usage is not None and is_mapping(usage) else None
 
         updates: list[ChatResponseUpdate] = []
         choices = chunk.get("choices")
@@ -270,7 +317,7 @@ class ChunkNormalizer:
                         elif value is not None and value != "":
                             choice_extras = {name: value}  # not text: kept, as _reasoning does
                     elif shape.reasoning:
-                        choice_extras = _reasoning(delta, shape.reasoning, contents)
+                        choice_extras = read_reasoning(delta, shape.reasoning, contents)
                     content = delta.get("content")
                     if content and type(content) is str:
                         text = _new(TextContent)  # TextContent(content), see _new
@@ -310,7 +357,9 @@ class ChunkNormalizer:
                         choice, shape.unknown, choice_extras, self._stop_fields
                     )
                 update = _new(ChatResponseUpdate)  # ChatResponseUpdate(...), see _new
-                update.contents = contents
+                update._contents = contents
+                update._text = None
+                update._kind = TextContent
                 update.role = role
                 update.finish_reason = finish_reason
                 update.response_id = response_id
@@ -318,7 +367,8 @@ class ChunkNormalizer:
                 update.created_at = created
                 update.choice_index = index
                 update.additional_properties = choice_extras
-                update.raw = chunk
+                update._raw = chunk
+                update._event = None
                 updates.append(update)
         if not updates:
             updates.append(
@@ -343,44 +393,7 @@ class ChunkNormalizer:
         if delta_key == "message":
             # Non-streamed calls carry no index; their position is it.
             tool_calls = [
-                {**entry, "index": i} if _is_mapping(entry) else entry
+                {**entry, "index": i} if is_mapping(entry) else entry
                 for i, entry in enumerate(tool_calls)
             ]
         accumulator.add(tool_calls)
-
-
-def _reasoning(
-    delta: Mapping[str, Any], fields: tuple[str, ...], contents: list[AIContent]
-) -> dict[str, Any] | None:
-    """Append the reasoning (the first present field holding text); return the extras.
-
-    A reasoning field holding something else than the reasoning read (a second, *different*
-    text; not null, not empty) is kept in the extras; the same text under a second name is not
-    counted twice.
-    """
-    reasoning = None
-    for name in fields:
-        value = delta[name]
-        if value and type(value) is str:
-            reasoning = value
-            text = _new(TextReasoningContent)  # TextReasoningContent(value), see _new
-            text.text = value
-            text.raw = text.additional_properties = None
-            contents.append(text)
-            break
-    if reasoning is not None and len(fields) == 1:
-        return None
-    extras: dict[str, Any] | None = None
-    for name in fields:
-        value = delta[name]
-        if value is not None and value not in (reasoning, ""):
-            if extras is None:
-                extras = {}
-            extras[name] = value
-    return extras
-
-
-def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
-    """``isinstance(x, Mapping)`` goes through the ABC machinery (0.19 us); parsed JSON is a
-    plain dict, so check that first (0.03 us)."""
-    return type(value) is dict or isinstance(value, Mapping)

@@ -35,12 +35,13 @@ from providers.abstractions.chat_response import (
     ChatResponseBuilder,
     ChatResponseUpdate,
 )
-from providers.abstractions.contents import TextContent
+from providers.abstractions.contents import TextContent, TextReasoningContent
 from providers.abstractions.delegating import DelegatingChatClient, close_stream
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.open_values import ChatFinishReason
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.response_update import TextKind
 from providers.layers.choice_recovery import AUTO, OFF, ChoiceRecovery, LimitPassed
 from providers.text_tool_calls import offered_tools
 
@@ -173,6 +174,7 @@ class _StreamRecovery:
         "_partial",
         "_recovery",
         "_texts",
+        "_texts_kind",
         "failure",
     )
 
@@ -193,6 +195,7 @@ class _StreamRecovery:
         # in runs: the builder's ``add`` per update would double the cost of this layer.
         self._partial = ChatResponseBuilder(keep_raw=False)
         self._texts: list[str] = []
+        self._texts_kind: TextKind = TextContent
         self.failure: ProviderError | None = None
 
     def _choice(self, index: int) -> ChoiceRecovery:
@@ -221,39 +224,35 @@ class _StreamRecovery:
         recovery = self._recovery
         if update.choice_index != self._index or recovery is None:
             recovery = self._choice(update.choice_index)
-        contents = update.contents
+        text = update._text  # (one unfolded text, ``response_update``: no list to look at)
         if (
-            len(contents) == 1
+            text is not None
             and update.finish_reason is None
             and update.role is None
             and update.additional_properties is None
         ):
-            first = contents[0]
-            plain = recovery._plain
-            if (
-                type(first) is TextContent
-                and plain is not None
-                and not recovery._line_start
-                and recovery._edges_in_text
-                and first.additional_properties is None
-                and first.raw is None
+            if update._kind is TextContent:
+                plain = recovery._plain
+                if plain is not None and not recovery._line_start and recovery._edges_in_text:
+                    a, b, c, d = plain
+                    if (
+                        a not in text
+                        and b not in text
+                        and c not in text
+                        and d not in text
+                        and not text[-1].isspace()
+                    ):
+                        self._last = update
+                        self._gather(text, TextContent)
+                        return
+            elif recovery._server_reasoning and (
+                not recovery._block_whitespace
+                or (recovery._edges_in_reasoning and not text[-1].isspace())
             ):
-                value = first.text
-                a, b, c, d = plain
-                if (
-                    value
-                    and a not in value
-                    and b not in value
-                    and c not in value
-                    and d not in value
-                    and not value[-1].isspace()
-                ):
-                    self._last = update
-                    texts = self._texts
-                    texts.append(value)
-                    if len(texts) == _TEXT_RUN:
-                        self._fold()
-                    return
+                self._last = update  # (server reasoning every stage hands on as it is)
+                self._gather(text, TextReasoningContent)
+                return
+        contents = update.contents
         try:
             if contents:
                 update.contents = recovery.process(contents)
@@ -273,19 +272,31 @@ class _StreamRecovery:
         ):
             if not contents:
                 return  # (nothing the partial response would show)
-            text = contents[0]
-            if type(text) is TextContent and text.additional_properties is None:
-                texts = self._texts
-                texts.append(text.text)
-                if len(texts) == _TEXT_RUN:
-                    self._fold()
+            only = contents[0]
+            kind = type(only)
+            if (kind is TextContent or kind is TextReasoningContent) and (
+                only.additional_properties is None
+            ):
+                self._gather(only.text, kind)  # type: ignore[attr-defined]
                 return
         if self._texts:
             self._fold()
         self._partial.add(update)
 
+    def _gather(self, text: str, kind: TextKind) -> None:
+        """Keep a text handed on as it came for the partial response, with the adjacent
+        ones of its kind: the builder's ``add`` per update would double this layer's cost."""
+        if kind is not self._texts_kind:
+            if self._texts:
+                self._fold()
+            self._texts_kind = kind
+        texts = self._texts
+        texts.append(text)
+        if len(texts) == _TEXT_RUN:
+            self._fold()
+
     def _fold(self) -> None:
-        text = TextContent("".join(self._texts))
+        text = self._texts_kind("".join(self._texts))
         self._texts.clear()
         self._partial.add(ChatResponseUpdate([text], choice_index=self._index))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,18 +68,36 @@ def test_what_the_shapes_keep() -> None:
     assert updates[10].contents == [TextContent("a")] and extras[10] is None
 
 
+def _read(normalizer: ChunkNormalizer, item: dict[str, Any]) -> list[ChatResponseUpdate]:
+    """``item`` as the client reads it: its event's bytes through ``read_events``."""
+    updates, error = normalizer.read_events([orjson.dumps(item)])
+    assert error is None
+    return updates
+
+
 def test_every_field_of_what_the_normaliser_makes_is_set() -> None:
     """It makes updates and texts without their ``__init__`` (for speed): a field added to those
     classes must be set there too, or reading it would raise."""
     normalizer = ChunkNormalizer("vllm")
     made = [u for item in STREAM for u in normalizer.feed(item)]
-    objects: list[Any] = made + [c for u in made for c in u.contents]
-    kinds = {type(o) for o in objects}
-    assert {ChatResponseUpdate, TextContent, TextReasoningContent} <= kinds
-    for obj in objects:
+    reader = ChunkNormalizer("vllm")
+    items = [*STREAM, _VARIANTS[0], _VARIANTS[1], _VARIANTS[9], _VARIANTS[9]]
+    made += [u for item in items for u in _read(reader, item)]
+    assert any(u.unfolded_text is not None for u in made)  # (the fast path's kind too)
+    for update in made:
+        for name in ChatResponseUpdate.__slots__:
+            getattr(update, name)  # raises AttributeError when a slot was left unset
+        again = ChatResponseUpdate(
+            list(update.contents),
+            *(getattr(update, n) for n in ChatResponseUpdate.__match_args__[1:]),
+        )
+        assert update == again  # and it compares like one made the usual way
+    contents: list[Any] = [c for u in made for c in u.contents]
+    assert {TextContent, TextReasoningContent} <= {type(c) for c in contents}
+    for obj in contents:
         for field in dataclasses.fields(obj):
-            getattr(obj, field.name)  # raises AttributeError when a field was left unset
-        assert obj == dataclasses.replace(obj)  # and it compares like one made the usual way
+            getattr(obj, field.name)
+        assert obj == dataclasses.replace(obj)
 
 
 # --- the common chunk's fast path (``chunk_shapes.Template``, issue 21) -------------------------
@@ -164,16 +183,18 @@ def test_a_stream_reads_each_chunk_as_the_full_path_would(picks: list[int]) -> N
         fresh = ChunkNormalizer("sglang")
         fresh._fingerprint = streaming._fingerprint
         expected = [_view(u) for u in fresh.feed(item)]
-        assert [_view(u) for u in streaming.feed(item)] == expected
+        assert [_view(u) for u in _read(streaming, item)] == expected
         assert streaming._fingerprint == fresh._fingerprint
 
 
 def test_the_common_chunk_takes_the_fast_path() -> None:
     normalizer = ChunkNormalizer("sglang")
-    normalizer.feed(_VARIANTS[0])
+    _read(normalizer, _VARIANTS[0])
     assert normalizer._template is not None
-    (update,) = normalizer.feed(_VARIANTS[1])
-    assert update.contents == [TextContent("b")] and update.raw is _VARIANTS[1]
+    (update,) = _read(normalizer, _VARIANTS[1])
+    assert update.unfolded_text == "b" and update.unfolded_kind is TextContent
+    assert update.raw == _VARIANTS[1]  # (parsed from the event's bytes when read)
+    assert update.contents == [TextContent("b")] and update.unfolded_text is None
 
 
 def _fragment(arguments: Any, **entry: Any) -> dict[str, Any]:

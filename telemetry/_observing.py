@@ -3,7 +3,8 @@
 It forwards the call, feeds a ``RequestRecorder``, and hands the finished ``RequestRecord`` to
 ``_end`` in ``finally``, whatever happened: success, a provider error, or a caller that stopped
 reading the stream early (then the inner stream is closed, so the connection is released).
-Updates are yielded as they arrive, unchanged and undelayed. Subclasses implement the reporting
+Updates are handed on as they arrive, unchanged and undelayed, a run at a time
+(``providers.abstractions.update_runs``). Subclasses implement the reporting
 (``_start``, ``_active``, ``_end``); an exception raised there is logged and swallowed, because
 telemetry must never fail a request.
 """
@@ -18,9 +19,10 @@ from typing import Any
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.delegating import DelegatingChatClient, close_stream
+from providers.abstractions.delegating import DelegatingChatClient
 from providers.abstractions.logs import get_logger
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of, updates_of
 from providers.backends import BackendProfile
 from telemetry import events
 from telemetry.extractors import TimingsExtractor, extractor_for
@@ -133,36 +135,41 @@ class ObservingChatClient(DelegatingChatClient):
         finally:
             self._finish(state, recorder, status, error, response)
 
-    async def get_streaming_response(
+    def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
+        return updates_of(self.get_streaming_runs(messages, options))
+
+    async def get_streaming_runs(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> UpdateRuns:
         # The body runs on the caller's first `anext`, i.e. when the request is really sent.
         recorder = self._recorder(options, streamed=True)
         state = self._start(recorder, options)
         status: RequestStatus = "cancelled"  # GeneratorExit (the caller stopped early) and
         error: BaseException | None = None  # CancelledError leave it so
-        stream: AsyncIterator[ChatResponseUpdate] | None = None
+        runs: UpdateRuns | None = None
         try:
-            stream = self.inner.get_streaming_response(messages, options)
-            observe = recorder.observe
+            runs = runs_of(self.inner, messages, options)
+            observe = recorder.observe_run
             context = self._active(state)
             if context is not _NO_CONTEXT:
-                # Current while the request is sent and its first update awaited (an httpx
+                # Current while the request is sent and its first run awaited (an httpx
                 # span nests under it), never across a yield into the caller's code.
                 with context:
-                    first = await anext(stream, None)
+                    first = await anext(runs, None)
                 if first is not None:
                     observe(first)
                     yield first
-            async for update in stream:
-                observe(update)
-                yield update
+            async for run in runs:
+                observe(run)
+                yield run
             status = "ok"
         except Exception as exc:
             status, error = "error", exc
             raise
         finally:
             try:
-                await close_stream(stream)
+                await close_stream(runs)
             finally:
                 self._finish(state, recorder, status, error, recorder.last)

@@ -16,6 +16,7 @@ from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.services import capabilities_of, service_of
+from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of
 
 if TYPE_CHECKING:
     from providers.abstractions.structured_output import StructuredResponse
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
-__all__ = ["DelegatingChatClient", "close_stream"]
+__all__ = ["DelegatingChatClient", "close_stream"]  # (close_stream: where layers import it)
 
 
 class DelegatingChatClient:
@@ -41,6 +42,14 @@ class DelegatingChatClient:
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
         return self.inner.get_streaming_response(messages, options)
+
+    def get_streaming_runs(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> UpdateRuns:
+        """The stream as runs of updates that arrived together (``update_runs``): the inner
+        client's. A layer that edits the stream overrides both methods; one that overrides
+        only ``get_streaming_response`` is read through that (``runs_of``)."""
+        return runs_of(self.inner, messages, options)
 
     async def get_response_as(
         self, output_type: type[_T], messages: ChatInput, options: ChatOptions | None = None
@@ -83,11 +92,3 @@ class DelegatingChatClient:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-async def close_stream(stream: AsyncIterator[ChatResponseUpdate] | None) -> None:
-    """Close ``stream`` if it can be closed: an async generator can, a bare ``AsyncIterator``
-    (a caller's own client may return one) need not."""
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        await aclose()

@@ -31,6 +31,7 @@ from providers.abstractions.limits import Limits
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import TRANSPORT_TIMESTAMPS, set_property
+from providers.abstractions.update_runs import UpdateRuns, updates_of
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.http_client_base import (
     DEFAULT_TIMEOUT,
@@ -252,13 +253,20 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             state.partial.add(update)
         return updates
 
-    async def get_streaming_response(
+    def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        """The answer as it arrives: a plain async generator, which the layers above iterate.
+        """The answer as it arrives, update by update (``get_streaming_runs``, unrolled)."""
+        return updates_of(self.get_streaming_runs(messages, options))
 
-        Hot path: every chunk of every stream runs the loop below, so it stays one function,
-        with the per-chunk steps inline and no per-update work that only some callers need.
+    async def get_streaming_runs(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> UpdateRuns:
+        """The answer as it arrives, each network read's updates as one run
+        (``providers.abstractions.update_runs``), which the layers above iterate.
+
+        Hot path: every read of every stream runs the loop below, so it stays one function,
+        with the per-read steps inline and no per-update work that only some callers need.
         Closing the generator (a caller's ``break`` reaching it through the layers'
         ``finally``) closes the HTTP response at once.
         """
@@ -312,8 +320,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                         or not response.headers.get("content-type", "").startswith(EVENT_STREAM)
                     ) and await json_instead_of_events(response, limits, state.backend):
                         # One completion where events were asked for: that is the answer.
-                        for update in await self._whole_answer(response, state):
-                            yield update
+                        yield await self._whole_answer(response, state)
                         chunks = no_chunks()
                     elif response.is_stream_consumed or "content-encoding" in response.headers:
                         # (A body already read, as a mock transport hands it, is only in bytes;
@@ -343,8 +350,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                             # what came before an error event reaches the caller (and the
                             # partial response) whatever the chunking.
                             updates, error = take(events)
-                            for update in updates:
-                                yield update
+                            if updates:
+                                yield updates
                             if error is not None:
                                 raise error
                             if state.done:
@@ -358,14 +365,15 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                         await drain(chunks)
                     else:
                         updates, error = take(decoder.finish_bytes())
-                        for update in updates:
-                            yield update
+                        if updates:
+                            yield updates
                         if error is not None:
                             raise error
                 finally:
                     await response.aclose()
-                for update in state.end():
-                    yield update
+                updates = state.end()
+                if updates:
+                    yield updates
             except BaseException as exc:
                 error = self._error_mapping(state, watch, secrets).mapped(exc)
                 if error is None or error is exc:

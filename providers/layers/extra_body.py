@@ -15,6 +15,7 @@ from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.delegating import DelegatingChatClient
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.update_runs import UpdateRuns, runs_of
 
 __all__ = ["ExtraBodyChatClient", "merge_extra_body"]
 
@@ -63,3 +64,8 @@ class ExtraBodyChatClient(DelegatingChatClient):
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
         return self.inner.get_streaming_response(messages, self._options(options))
+
+    def get_streaming_runs(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> UpdateRuns:
+        return runs_of(self.inner, messages, self._options(options))

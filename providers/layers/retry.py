@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.delegating import DelegatingChatClient, close_stream
+from providers.abstractions.delegating import DelegatingChatClient
 from providers.abstractions.errors import (
     ApiStatusError,
     ConfigurationError,
@@ -64,7 +64,8 @@ from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.logs import get_logger
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import RETRY_ATTEMPTS, set_property
-from providers.layers.stream_head import Head, read_head, replayable
+from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of, updates_of
+from providers.layers.stream_head import RunsHead, read_head_runs, replayable
 
 if TYPE_CHECKING:
     import tenacity
@@ -352,38 +353,44 @@ class RetryingChatClient(DelegatingChatClient):
         response.additional_properties[RETRY_ATTEMPTS] = attempts - 1
         return response
 
-    async def get_streaming_response(
+    def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
+        return updates_of(self.get_streaming_runs(messages, options))
+
+    async def get_streaming_runs(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> UpdateRuns:
         messages = replayable(messages)
         attempts = 1
-        stream: AsyncIterator[ChatResponseUpdate] | None = None
+        stream: UpdateRuns | None = None
         failed: BaseException | None = None
         try:  # attempt 1, without the tenacity machinery: nearly every stream ends here
-            stream = self.inner.get_streaming_response(messages, options)
-            head, more = await read_head(stream, self._max_held)
+            stream = runs_of(self.inner, messages, options)
+            head, more = await read_head_runs(stream, self._max_held)
         except BaseException as exc:  # (no yield in the try: never the caller's GeneratorExit)
             failed = exc
         if failed is not None:
 
-            async def again() -> tuple[AsyncIterator[ChatResponseUpdate], Head]:
-                attempt = self.inner.get_streaming_response(messages, options)
-                return attempt, await read_head(attempt, self._max_held)
+            async def again() -> tuple[UpdateRuns, RunsHead]:
+                attempt = runs_of(self.inner, messages, options)
+                return attempt, await read_head_runs(attempt, self._max_held)
 
             (stream, (head, more)), attempts = await self._after_first_failure(failed, again)
         retries = attempts - 1
-        if head:
-            set_property(head[0], RETRY_ATTEMPTS, retries)
+        first = next((run[0] for run in head if run), None)
+        if first is not None:
+            set_property(first, RETRY_ATTEMPTS, retries)
         if not more:  # it ended within its head: give the connection back before replaying
             await close_stream(stream)
         try:
-            for update in head:
-                yield update
+            for run in head:
+                yield run
             head = []  # (not kept for the rest of the stream)
             if more:
                 assert stream is not None
-                async for update in stream:
-                    yield update
+                async for run in stream:
+                    yield run
         except ProviderError as exc:  # after the head: never retried, but counted
             exc.retry_attempts = retries
             raise

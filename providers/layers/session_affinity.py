@@ -42,11 +42,12 @@ from typing import Final
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.delegating import DelegatingChatClient, close_stream
+from providers.abstractions.delegating import DelegatingChatClient
 from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of, updates_of
 from providers.transport.response_headers import ResponseHeadersWatch
 
 __all__ = [
@@ -196,24 +197,27 @@ class SessionAffinityChatClient(DelegatingChatClient):
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
+        return updates_of(self.get_streaming_runs(messages, options))
+
+    def get_streaming_runs(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> UpdateRuns:
         listed = ChatMessage.coerce_all(messages)
         key = conversation_key(listed, options)
-        stream = self.inner.get_streaming_response(listed, self._keyed(key, options))
-        return self._echoing(key, stream) if self._echo else stream
+        runs = runs_of(self.inner, listed, self._keyed(key, options))
+        return self._echoing(key, runs) if self._echo else runs
 
-    async def _echoing(
-        self, key: str, stream: AsyncIterator[ChatResponseUpdate]
-    ) -> AsyncIterator[ChatResponseUpdate]:
-        """The inner stream; the answer's head is watched while the first update is awaited
+    async def _echoing(self, key: str, runs: UpdateRuns) -> UpdateRuns:
+        """The inner runs; the answer's head is watched while the first run is awaited
         (the watch is never set across a ``yield``)."""
         try:
             with ResponseHeadersWatch() as watch:
-                first = await anext(stream, None)
+                first = await anext(runs, None)
             self._remember(key, watch)
             if first is None:
                 return
             yield first
-            async for update in stream:
-                yield update
+            async for run in runs:
+                yield run
         finally:
-            await close_stream(stream)
+            await close_stream(runs)

@@ -16,19 +16,21 @@ from typing import Final
 
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.delegating import close_stream
 from providers.abstractions.errors import ResponseTooLargeError
 from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.messages import ChatMessage
+from providers.abstractions.update_runs import UpdateRuns, close_stream
 from providers.transport.output_watch import OutputWatch
 
-__all__ = ["HELD_OUTPUT_LIMIT", "Head", "read_head", "replayable"]
+__all__ = ["HELD_OUTPUT_LIMIT", "Head", "RunsHead", "read_head", "read_head_runs", "replayable"]
 
 HELD_OUTPUT_LIMIT: Final = 64
 """How many updates a head may hold, once the server writes output, before it ends anyway."""
 
 Head = tuple[list[ChatResponseUpdate], bool]
 """A stream's head, and whether more may follow it."""
+RunsHead = tuple[list[list[ChatResponseUpdate]], bool]
+"""A stream's head as the runs that brought it (``update_runs``), and whether more may follow."""
 
 
 async def read_head(
@@ -70,6 +72,39 @@ async def read_head(
                     )
     except BaseException:
         await close_stream(stream)
+        raise
+    return held, False
+
+
+async def read_head_runs(
+    runs: UpdateRuns, max_held: int = DEFAULT_LIMITS.max_held_updates
+) -> RunsHead:
+    """``read_head`` over runs: the runs up to and including the one that ends the head (its
+    updates after the one that ends it came in the same read, and are held with it)."""
+    held: list[list[ChatResponseUpdate]] = []
+    count = 0
+    try:
+        with OutputWatch() as watch:
+            async for run in runs:
+                held.append(run)
+                for update in run:  # (update by update, as ``read_head``: the same bounds)
+                    count += 1
+                    if update.is_substantive or (
+                        count > HELD_OUTPUT_LIMIT and watch.output_started()
+                    ):
+                        return held, True
+                    if count < max_held:
+                        continue
+                    raise ResponseTooLargeError(
+                        f"{count} updates arrived before the first token: past "
+                        f"limits.max_held_updates ({max_held})",
+                        limit="max_held_updates",
+                        partial_response=ChatResponse.from_updates(
+                            [u for r in held for u in r][:count]  # (those held so far)
+                        ),
+                    )
+    except BaseException:
+        await close_stream(runs)
         raise
     return held, False
 

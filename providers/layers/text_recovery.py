@@ -36,12 +36,13 @@ from providers.abstractions.chat_response import (
     ChatResponseUpdate,
 )
 from providers.abstractions.contents import TextContent, TextReasoningContent
-from providers.abstractions.delegating import DelegatingChatClient, close_stream
+from providers.abstractions.delegating import DelegatingChatClient
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.open_values import ChatFinishReason
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.response_update import TextKind
+from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of, updates_of
 from providers.layers.choice_recovery import AUTO, OFF, ChoiceRecovery, LimitPassed
 from providers.text_tool_calls import offered_tools
 
@@ -129,21 +130,26 @@ class TextRecoveryChatClient(DelegatingChatClient):
     ) -> AsyncIterator[ChatResponseUpdate]:
         if self._passthrough:  # (nothing to recover: no generator level of ours)
             return self.inner.get_streaming_response(messages, options)
+        return updates_of(self._recovering(messages, options))
+
+    def get_streaming_runs(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> UpdateRuns:
+        if self._passthrough:
+            return runs_of(self.inner, messages, options)
         return self._recovering(messages, options)
 
-    async def _recovering(
-        self, messages: ChatInput, options: ChatOptions | None
-    ) -> AsyncIterator[ChatResponseUpdate]:
-        """The inner stream with its updates edited in place as they pass, then what the
-        parsers still hold if it ended without a finish chunk."""
+    async def _recovering(self, messages: ChatInput, options: ChatOptions | None) -> UpdateRuns:
+        """The inner runs with their updates edited in place as they pass, then what the
+        parsers still hold if the stream ended without a finish chunk."""
         recovery = _StreamRecovery(self, options)
-        stream: AsyncIterator[ChatResponseUpdate] | None = None
+        stream: UpdateRuns | None = None
         try:
-            stream = self.inner.get_streaming_response(messages, options)
-            edit = recovery.edit
-            async for update in stream:
-                edit(update)
-                yield update
+            stream = runs_of(self.inner, messages, options)
+            edit = recovery.edit_run
+            async for run in stream:
+                edit(run)
+                yield run
         except ProviderError as error:
             # The inner partial response is raw text; give the caller the recovered view
             # (a limit of this layer's own has it already).
@@ -152,8 +158,9 @@ class TextRecoveryChatClient(DelegatingChatClient):
             raise
         finally:
             await close_stream(stream)
-        for update in recovery.tails():
-            yield update
+        tails = recovery.tails()
+        if tails:
+            yield tails
 
 
 _TEXT_RUN = 256
@@ -216,6 +223,45 @@ class _StreamRecovery:
             recovery = found
         self._recovery = recovery
         return recovery
+
+    def edit_run(self, run: list[ChatResponseUpdate]) -> None:
+        """``edit`` each update of a run (``update_runs``).
+
+        Hot path: the usual update, one unfolded plain text that every stage would hand on as
+        it is (``ChoiceRecovery.process``'s fast path: no trigger character, not at a line
+        start, not ending in whitespace), is recognised here, inline, and only gathered for
+        the partial response; any other goes through ``edit``."""
+        texts = self._texts
+        for update in run:
+            text = update._text
+            recovery = self._recovery
+            if (
+                text is not None
+                and update._kind is TextContent
+                and update.choice_index == self._index
+                and update.finish_reason is None
+                and update.role is None
+                and update.additional_properties is None
+                and self._texts_kind is TextContent
+                and recovery is not None
+            ):
+                plain = recovery._plain
+                if plain is not None and not recovery._line_start and recovery._edges_in_text:
+                    a, b, c, d = plain
+                    if (
+                        a not in text
+                        and b not in text
+                        and c not in text
+                        and d not in text
+                        and not text[-1].isspace()
+                    ):
+                        texts.append(text)
+                        if len(texts) == _TEXT_RUN:
+                            self._fold()
+                        continue
+            self.edit(update)
+        if run:
+            self._last = run[-1]
 
     def edit(self, update: ChatResponseUpdate) -> None:
         """Hot path: one plain text that every stage would hand on as it is (the choice's

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from providers.abstractions.errors import ResponseTooLargeError
 from providers.abstractions.limits import DEFAULT_LIMITS
@@ -37,6 +38,8 @@ __all__ = ["ServerSentEvent", "SseDecoder"]
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _EVENTS, _TEXT, _BYTES = "events", "text", "bytes"  # what the decoder hands over (``_mode``)
 _BOM = b"\xef\xbb\xbf"
+_NEXT_DATA = b"\n\ndata: "  # where one event ends and the next (nearly always) begins
+_WHOLE_EVENTS_MIN = 512  # bytes: shorter reads hold too few events to pay for the cut
 
 
 @dataclass(slots=True)
@@ -137,6 +140,12 @@ class SseDecoder:
                         return events
             partial = self._partial
             if b"\r" not in chunk and len(chunk) <= self._max:
+                if (
+                    len(chunk) >= _WHOLE_EVENTS_MIN
+                    and self._mode is _BYTES
+                    and chunk.find(_NEXT_DATA, 0, _WHOLE_EVENTS_MIN) != -1
+                ):
+                    return self._whole_events(chunk, events)
                 # The common case (every server here ends lines with LF): one C-level split, and
                 # `data: ` lines (nearly all of them) and the blank lines ending events inline.
                 # (A read longer than the limit takes the path below, which measures each line.)
@@ -198,6 +207,70 @@ class SseDecoder:
             # What this read completed before the oversized line or event is the
             # caller's: it is handed over now, and the next call raises.
             return self._overflowed(events)
+
+    def _whole_events(
+        self, chunk: bytes, events: list[ServerSentEvent | str | bytes]
+    ) -> list[ServerSentEvent | str | bytes]:
+        """Hot path of ``feed_bytes`` for a read of many events (no CR, within the limit),
+        cut where a blank line is followed by a ``data: `` line: after a blank line the decoder
+        holds nothing (no unfinished line, no data, no name), so each piece between two cuts
+        that has no LF is the data of one whole event, as it stands. Nearly every piece of
+        every server's stream is one, and costs no per-line work and no copy.
+
+        The rest keeps the line rules, in stream order: the head of the read (it may end what
+        the previous read left open), a piece of several lines (more ``data``, comments, other
+        fields), and the tail (the event this read leaves open).
+
+        (One cut on the 8-byte separator rather than on the blank line alone: ``bytes.split``
+        searches a longer separator faster, measured 20 vs 38 us per 32 KiB read.)"""
+        pieces = chunk.split(_NEXT_DATA)
+        tail = pieces.pop()
+        lines = pieces[0].split(b"\n")
+        lines.append(b"")  # (the blank line the cut ends with)
+        self._lines(lines, events)
+        append = events.append
+        for piece in islice(pieces, 1, None):
+            if 10 not in piece:  # (LF: an int is found by memchr, b"\\n" is 9x slower)
+                append(piece)
+            else:
+                lines = piece.split(b"\n")
+                lines[0] = b"data: " + lines[0]
+                lines.append(b"")
+                self._lines(lines, events)
+        lines = tail.split(b"\n")
+        rest = lines.pop()
+        if lines:
+            lines[0] = b"data: " + lines[0]
+            self._lines(lines, events)
+            if rest:
+                self._partial.extend(rest)
+        else:
+            self._partial.extend(b"data: " + rest)
+        if len(self._data) > 1:
+            self._count(self._data)
+        return events
+
+    def _lines(self, lines: list[bytes], events: list[ServerSentEvent | str | bytes]) -> None:
+        """Hot path: whole lines of a ``feed_bytes`` read with no CR and within the limit; the
+        first one ends what ``_partial`` holds."""
+        partial = self._partial
+        if partial:
+            partial.extend(lines[0])
+            lines[0] = bytes(partial)
+            partial.clear()
+            if len(lines[0]) > self._max:
+                raise self._too_large()
+        data = self._data
+        for line in lines:
+            if line[:6] == b"data: ":
+                data.append(line[6:])
+            elif line:
+                self._line(line, events)
+            elif len(data) == 1:  # _dispatch, inline (this is feed_bytes: no decoding)
+                events.append(data.pop())
+                self._event = None
+            else:
+                self._dispatch(events)
 
     def _count(self, data: list[bytes]) -> None:
         """Add the data lines not yet counted to the pending event's size (each line once, so

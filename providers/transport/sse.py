@@ -40,6 +40,7 @@ _EVENTS, _TEXT, _BYTES = "events", "text", "bytes"  # what the decoder hands ove
 _BOM = b"\xef\xbb\xbf"
 _NEXT_DATA = b"\n\ndata: "  # where one event ends and the next (nearly always) begins
 _WHOLE_EVENTS_MIN = 512  # bytes: shorter reads hold too few events to pay for the cut
+_CUT_WITHIN = 512  # bytes: a read with no cut this early holds big or many-line events
 
 
 @dataclass(slots=True)
@@ -143,7 +144,7 @@ class SseDecoder:
                 if (
                     len(chunk) >= _WHOLE_EVENTS_MIN
                     and self._mode is _BYTES
-                    and chunk.find(_NEXT_DATA, 0, _WHOLE_EVENTS_MIN) != -1
+                    and chunk.find(_NEXT_DATA, 0, _CUT_WITHIN) != -1
                 ):
                     return self._whole_events(chunk, events)
                 # The common case (every server here ends lines with LF): one C-level split, and

@@ -247,8 +247,8 @@ class SseDecoder:
                 self._partial.extend(rest)
         else:
             self._partial.extend(b"data: " + rest)
-        if len(self._data) > 1:
-            self._count(self._data)
+        # (No _count: what the tail leaves pending lies within this read, which is within the
+        # limit; the next read's count takes those lines in, once.)
         return events
 
     def _lines(self, lines: list[bytes], events: list[ServerSentEvent | str | bytes]) -> None:

@@ -127,9 +127,9 @@ def run(mode: str, reads: list[bytes], limit: int, kinds: list[bool]) -> list[ob
 @SETTINGS
 @given(
     payload=streams(),
-    offsets=st.lists(st.integers(0, 4000), max_size=8),
+    offsets=st.lists(st.integers(0, 4000), max_size=12),
     limit=st.sampled_from([1 << 24, 1 << 24, 40, 64, 300, 2000]),
-    kinds=st.lists(st.booleans(), max_size=10),
+    kinds=st.lists(st.booleans(), max_size=12),
 )
 def test_the_fast_path_and_the_line_loop_agree_on_every_read(
     payload: bytes, offsets: list[int], limit: int, kinds: list[bool]
@@ -165,3 +165,14 @@ def test_a_long_read_of_plain_events_is_cut_into_their_data(mode: str) -> None:
     with fast_path(mode):
         got = decoder.feed_bytes(body[:3001]) + decoder.feed_bytes(body[3001:])
     assert got + decoder.finish_bytes() == events
+
+
+@pytest.mark.parametrize("mode", ["always", "default"])
+def test_a_named_event_in_a_cut_read_leaves_no_name_behind(mode: str) -> None:
+    plain = b"".join(b'data: {"n":%d}\n\n' % i for i in range(60))
+    decoder = SseDecoder()
+    with fast_path(mode):
+        got = decoder.feed_bytes(plain + b"event: delta\ndata: x\n\n" + plain)
+        assert len(got) == 121
+        (after,) = decoder.feed(b"data: y\n\n")
+    assert after.event == "message"

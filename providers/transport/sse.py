@@ -140,13 +140,27 @@ class SseDecoder:
                     if not chunk:
                         return events
             partial = self._partial
-            if b"\r" not in chunk and len(chunk) <= self._max:
-                if (
-                    len(chunk) >= _WHOLE_EVENTS_MIN
-                    and self._mode is _BYTES
-                    and chunk.find(_NEXT_DATA, 0, _CUT_WITHIN) != -1
-                ):
-                    return self._whole_events(chunk, events)
+            # (CR as an int: `bytes in bytes` first tries its operand as an int and builds and
+            # drops a TypeError, which costs 0.4 us; an int is one memchr.)
+            if 13 not in chunk and len(chunk) <= self._max:
+                if self._mode is _BYTES:
+                    if (
+                        chunk[-2:] == b"\n\n"
+                        and not partial
+                        and not self._data
+                        and chunk[:6] == b"data: "
+                        and chunk.find(10, 6) == len(chunk) - 2
+                    ):
+                        # One whole event of one data line: a server read at the pace of its
+                        # tokens. (`_event` may name it; it is dispatched.)
+                        self._event = None
+                        events.append(chunk[6:-2])
+                        return events
+                    if (
+                        len(chunk) >= _WHOLE_EVENTS_MIN
+                        and chunk.find(_NEXT_DATA, 0, _CUT_WITHIN) != -1
+                    ):
+                        return self._whole_events(chunk, events)
                 # The common case (every server here ends lines with LF): one C-level split, and
                 # `data: ` lines (nearly all of them) and the blank lines ending events inline.
                 # (A read longer than the limit takes the path below, which measures each line.)
@@ -346,7 +360,7 @@ class SseDecoder:
         elif name == b"event":
             self._event = value.decode("utf-8", "replace")
         elif name == b"id":
-            if b"\x00" not in value:
+            if 0 not in value:  # (NUL as an int: see _feed)
                 self._last_event_id = value.decode("utf-8", "replace")
         elif name == b"retry" and value.isdigit():
             self._retry = int(value)

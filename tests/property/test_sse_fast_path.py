@@ -80,6 +80,18 @@ def streams(draw: st.DrawFn) -> bytes:
     return payload
 
 
+def cut_points(payload: bytes, data: st.DataObject) -> list[int]:
+    """Anywhere, and at line ends and event ends (the reads a server's writes give: whole
+    events, or an event without its blank line, which then opens the next read), and after
+    each ``data: `` (a read may then start with one that is inside a line)."""
+    points = data.draw(st.lists(st.integers(0, len(payload)), max_size=6))
+    for ending in (b"\n", b"\n\n", b"data: "):
+        ends = [i + len(ending) for i in range(len(payload)) if payload.startswith(ending, i)]
+        if ends:
+            points += data.draw(st.lists(st.sampled_from(ends), max_size=len(ends)))
+    return points
+
+
 def cut(payload: bytes, offsets: list[int]) -> list[bytes]:
     points = sorted({o for o in offsets if 0 < o < len(payload)})
     bounds = [0, *points, len(payload)]
@@ -92,32 +104,37 @@ def fast_path(mode: str) -> Iterator[None]:
         if mode == "always":
             patch.setattr(sse, "_WHOLE_EVENTS_MIN", 0)
             patch.setattr(sse, "_CUT_WITHIN", None)  # (find's end: the whole read)
-        elif mode == "never":
-            patch.setattr(sse, "_WHOLE_EVENTS_MIN", 1 << 62)
         yield
 
 
-def run(mode: str, reads: list[bytes], limit: int, kinds: list[bool]) -> list[object]:
-    """What each call gives, in order: the data of a ``feed_bytes`` (or ``feed``, where
-    ``kinds`` says so) read, or the error it raised; then ``finish_bytes``, the last id and the
-    name a later named event gets."""
+def run(mode: str, reads: list[bytes], limit: int, named: list[bool]) -> list[object]:
+    """What each call gives, in order: the data of a read (``feed``'s events with their names
+    and ids where ``named`` says so), or the error it raised; then the flush, the last id and
+    the name a later event gets. ``lines`` reads with ``feed_data``, the others with
+    ``feed_bytes``, decoded as ``feed_data`` decodes."""
     decoder = SseDecoder(limit)
     out: list[object] = []
+
+    def text(raw: list[bytes]) -> list[str]:
+        return [r.decode("utf-8", "replace") for r in raw]
+
     with fast_path(mode):
         for i, read in enumerate(reads):
             try:
-                if i < len(kinds) and kinds[i]:
+                if i < len(named) and named[i]:
                     out.append([(e.data, e.event, e.id) for e in decoder.feed(read)])
+                elif mode == "lines":
+                    out.append(decoder.feed_data(read))
                 else:
-                    out.append(decoder.feed_bytes(read))
+                    out.append(text(decoder.feed_bytes(read)))
             except ResponseTooLargeError:
                 out.append("too large")
         try:
-            out.append(decoder.finish_bytes())
+            out.append(decoder.finish_data() if mode == "lines" else text(decoder.finish_bytes()))
         except ResponseTooLargeError:
             out.append("too large")
         out.append(decoder.last_event_id)
-        try:  # no name left over from the fast path
+        try:  # no name left over from a shortcut
             out.append(decoder.feed(b"data: after\n\n"))
         except ResponseTooLargeError:
             out.append("too large")
@@ -127,34 +144,38 @@ def run(mode: str, reads: list[bytes], limit: int, kinds: list[bool]) -> list[ob
 @SETTINGS
 @given(
     payload=streams(),
-    offsets=st.lists(st.integers(0, 4000), max_size=12),
+    data=st.data(),
     limit=st.sampled_from([1 << 24, 1 << 24, 40, 64, 300, 2000]),
-    kinds=st.lists(st.booleans(), max_size=12),
+    named=st.lists(st.booleans(), max_size=12),
 )
-def test_the_fast_path_and_the_line_loop_agree_on_every_read(
-    payload: bytes, offsets: list[int], limit: int, kinds: list[bool]
+def test_the_shortcuts_and_the_line_loop_agree_on_every_read(
+    payload: bytes, data: st.DataObject, limit: int, named: list[bool]
 ) -> None:
-    reads = cut(payload, offsets)
-    reads_only = [False] * len(reads)
-    expected = run("never", reads, limit, reads_only)
-    assert run("always", reads, limit, reads_only) == expected
-    assert run("default", reads, limit, reads_only) == expected
-    assert run("always", reads, limit, kinds) == run("never", reads, limit, kinds)
+    reads = cut(payload, cut_points(payload, data))
+    unnamed = [False] * len(reads)
+    expected = run("lines", reads, limit, unnamed)
+    assert run("always", reads, limit, unnamed) == expected
+    assert run("default", reads, limit, unnamed) == expected
+    assert run("always", reads, limit, named) == run("lines", reads, limit, named)
 
 
 @SETTINGS
-@given(payload=streams(), step=st.integers(1, 600))
-def test_the_fast_path_gives_what_byte_by_byte_reading_gives(payload: bytes, step: int) -> None:
-    reads = [payload[i : i + step] for i in range(0, len(payload), step)]
-    one_by_one = [payload[i : i + 1] for i in range(len(payload))]
+@given(payload=streams(), data=st.data())
+def test_the_shortcuts_give_the_bytes_that_byte_by_byte_reading_gives(
+    payload: bytes, data: st.DataObject
+) -> None:
+    reads = cut(payload, cut_points(payload, data))
+    one_by_one = [payload[i : i + 1] for i in range(len(payload))]  # (no shortcut can apply)
 
-    def data(mode: str, pieces: list[bytes]) -> list[bytes]:
+    def data_of(mode: str, pieces: list[bytes]) -> list[bytes]:
         decoder = SseDecoder()
         with fast_path(mode):
             got = [raw for piece in pieces for raw in decoder.feed_bytes(piece)]
             return got + decoder.finish_bytes()
 
-    assert data("always", reads) == data("never", one_by_one)
+    expected = data_of("default", one_by_one)
+    assert data_of("always", reads) == expected
+    assert data_of("default", reads) == expected
 
 
 @pytest.mark.parametrize("mode", ["always", "default"])
@@ -176,3 +197,37 @@ def test_a_named_event_in_a_cut_read_leaves_no_name_behind(mode: str) -> None:
         assert len(got) == 121
         (after,) = decoder.feed(b"data: y\n\n")
     assert after.event == "message"
+
+
+def test_a_named_event_read_whole_leaves_no_name_behind() -> None:
+    decoder = SseDecoder()
+    assert decoder.feed_bytes(b"event: delta\n") == []
+    assert decoder.feed_bytes(b"data: x\n\n") == [b"x"]  # one read, one event: the shortcut
+    (after,) = decoder.feed(b"data: y\n\n")
+    assert after.event == "message"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        (b"data: a\n", b"data: b\n\n", [b"a\nb"]),  # the event's first line came before
+        (b"data: ", b"data: x\n\n", [b"data: x"]),  # an unfinished line came before
+        (b"event: e\n", b"data: x\n\n", [b"x"]),  # a name came before
+        (b"data: a\n", b"\n", [b"a"]),
+    ],
+)
+def test_a_read_shaped_as_one_event_continues_what_came_before(
+    first: bytes, second: bytes, expected: list[bytes]
+) -> None:
+    decoder = SseDecoder()
+    assert decoder.feed_bytes(first) + decoder.feed_bytes(second) == expected
+    assert decoder.finish_bytes() == []
+
+
+@pytest.mark.parametrize("mode", ["always", "default"])
+def test_a_line_past_the_limit_across_reads_raises_in_a_cut_read(mode: str) -> None:
+    decoder = SseDecoder(600)
+    with fast_path(mode):
+        assert decoder.feed_bytes(b"data: " + b"x" * 400) == []
+        with pytest.raises(ResponseTooLargeError):  # the line: 606 bytes
+            decoder.feed_bytes(b"y" * 200 + b"\n\n" + b"data: z\n\n" * 30)

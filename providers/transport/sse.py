@@ -11,7 +11,13 @@ It follows the WHATWG event-stream rules and knows nothing about JSON or OpenAI:
   parser takes bytes (the chat client: no ``str`` per event at all).
 * A CR at the very end of a read may be the first half of CRLF: the line is dispatched at once
   and a LF starting the next read is skipped.
-* Work is linear: each byte is scanned once; only an unfinished line is buffered.
+* Work is linear: each byte is scanned a few times at most, by C code; only an unfinished line
+  is buffered.
+* ``feed_bytes`` (the chat client's path) has two shortcuts past the line loop for the shape
+  every server sends, ``data: <json>\n\n``: a read that is one such event is one slice, and a
+  read of many is cut on ``\n\ndata: ``, each piece without a LF being one event's data as it
+  stands. Anything else in such a read (comments, other fields, several data lines, what a
+  previous read left open) takes the line loop, in stream order, so the result is the same.
 
 Deviation from the spec, on purpose: at end of stream a pending event (data lines without the
 closing blank line, or a last line without a line end) is dispatched instead of discarded. A
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from providers.abstractions.errors import ResponseTooLargeError
 from providers.abstractions.limits import DEFAULT_LIMITS
@@ -37,6 +44,9 @@ __all__ = ["ServerSentEvent", "SseDecoder"]
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _EVENTS, _TEXT, _BYTES = "events", "text", "bytes"  # what the decoder hands over (``_mode``)
 _BOM = b"\xef\xbb\xbf"
+_NEXT_DATA = b"\n\ndata: "  # where one event ends and the next (nearly always) begins
+_WHOLE_EVENTS_MIN = 512  # bytes: shorter reads hold too few events to pay for the cut
+_CUT_WITHIN = 512  # bytes: a read with no cut this early holds big or many-line events
 
 
 @dataclass(slots=True)
@@ -136,7 +146,30 @@ class SseDecoder:
                     if not chunk:
                         return events
             partial = self._partial
-            if b"\r" not in chunk and len(chunk) <= self._max:
+            # (CR as an int: `bytes in bytes` first tries its operand as an int and builds and
+            # drops a TypeError, which costs 0.4 us; an int is one memchr.)
+            if 13 not in chunk and len(chunk) <= self._max:
+                if self._mode is _BYTES:
+                    if len(chunk) >= _WHOLE_EVENTS_MIN:
+                        # Cut only a stream whose first event after a cut is one line: a
+                        # stream's events have one shape, and pieces of several lines cost
+                        # more cut than read line by line.
+                        cut = chunk.find(_NEXT_DATA, 0, _CUT_WITHIN)
+                        if cut != -1 and chunk.startswith(b"\n\n", chunk.find(10, cut + 8)):
+                            return self._whole_events(chunk, events)
+                    if (
+                        chunk[-2:] == b"\n\n"
+                        and not partial
+                        and not self._data
+                        and chunk[:6] == b"data: "
+                    ):
+                        value = chunk[6:-2]
+                        if 10 not in value:
+                            # One whole event of one data line: a server read at the pace of
+                            # its tokens. (`_event` may name it; it is dispatched.)
+                            self._event = None
+                            events.append(value)
+                            return events
                 # The common case (every server here ends lines with LF): one C-level split, and
                 # `data: ` lines (nearly all of them) and the blank lines ending events inline.
                 # (A read longer than the limit takes the path below, which measures each line.)
@@ -198,6 +231,67 @@ class SseDecoder:
             # What this read completed before the oversized line or event is the
             # caller's: it is handed over now, and the next call raises.
             return self._overflowed(events)
+
+    def _whole_events(
+        self, chunk: bytes, events: list[ServerSentEvent | str | bytes]
+    ) -> list[ServerSentEvent | str | bytes]:
+        """Hot path of ``feed_bytes`` for a read of many events (no CR, within the limit),
+        cut where a blank line is followed by a ``data: `` line: after a blank line the decoder
+        holds nothing (no unfinished line, no data, no name), so a piece between two cuts that
+        has no LF is the data of one whole event, as it stands: no per-line work, no copy. The
+        head of the read (it may end what the previous read left open), pieces of several
+        lines and the tail (the event this read leaves open) take the line loop, in order.
+
+        (The 8-byte separator rather than the blank line alone: ``bytes.split`` searches a
+        longer one faster, measured 20 vs 38 us per 32 KiB read.)"""
+        pieces = chunk.split(_NEXT_DATA)
+        tail = pieces.pop()
+        lines = pieces[0].split(b"\n")
+        lines.append(b"")  # (the blank line the cut ends with)
+        self._lines(lines, events)
+        append = events.append
+        for piece in islice(pieces, 1, None):
+            if 10 not in piece:  # (LF: an int is found by memchr, b"\\n" is 9x slower)
+                append(piece)
+            else:
+                lines = piece.split(b"\n")
+                lines[0] = b"data: " + lines[0]
+                lines.append(b"")
+                self._lines(lines, events)
+        lines = tail.split(b"\n")
+        rest = lines.pop()
+        if lines:
+            lines[0] = b"data: " + lines[0]
+            self._lines(lines, events)
+            if rest:
+                self._partial.extend(rest)
+        else:
+            self._partial.extend(b"data: " + rest)
+        # (No _count: what the tail leaves pending lies within this read, which is within the
+        # limit; the next read's count takes those lines in, once.)
+        return events
+
+    def _lines(self, lines: list[bytes], events: list[ServerSentEvent | str | bytes]) -> None:
+        """Hot path: whole lines of a ``feed_bytes`` read with no CR and within the limit; the
+        first one ends what ``_partial`` holds."""
+        partial = self._partial
+        if partial:
+            partial.extend(lines[0])
+            lines[0] = bytes(partial)
+            partial.clear()
+            if len(lines[0]) > self._max:
+                raise self._too_large()
+        data = self._data
+        for line in lines:
+            if line[:6] == b"data: ":
+                data.append(line[6:])
+            elif line:
+                self._line(line, events)
+            elif len(data) == 1:  # _dispatch, inline (this is feed_bytes: no decoding)
+                events.append(data.pop())
+                self._event = None
+            else:
+                self._dispatch(events)
 
     def _count(self, data: list[bytes]) -> None:
         """Add the data lines not yet counted to the pending event's size (each line once, so
@@ -272,7 +366,7 @@ class SseDecoder:
         elif name == b"event":
             self._event = value.decode("utf-8", "replace")
         elif name == b"id":
-            if b"\x00" not in value:
+            if 0 not in value:  # (NUL as an int: see _feed)
                 self._last_event_id = value.decode("utf-8", "replace")
         elif name == b"retry" and value.isdigit():
             self._retry = int(value)

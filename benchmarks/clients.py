@@ -6,8 +6,12 @@ consumes the whole stream the way a user of that client would, and returns the `
 (text, reasoning, tool-call arguments). Only the ``StreamFn`` call is timed; connection pools and
 client objects live in the session, as they do in an application.
 
-Every session gets a connection pool of at least ``max_connections`` so that the concurrency
-figure compares clients, not pool defaults.
+The floors get a connection pool of at least ``max_connections``, as a performance-minded user
+sizes it. The library's clients borrow such a pool in the CPU phase; in the concurrency phase
+(``ClientSpec.concurrency_session``) they make their own, so that the library's default pool is
+what is measured. ``POOL_CHECK`` is the orjson floor on httpx's default pool (100
+connections), run in the concurrency phase only: it queues half of 200 streams, which shows
+that the phase's arrival measure can fail.
 
 A ``ClientSpec`` with a ``revision`` is one of the library's clients measured from another git
 revision's code (``--baseline``): same wrapper, that revision's ``providers`` and ``telemetry``,
@@ -19,7 +23,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,7 @@ from benchmarks.scenarios import TOOL_NAME, GeneratedStream, Outcome, Scenario
 __all__ = [
     "FLOORS",
     "OUR_CLIENTS",
+    "POOL_CHECK",
     "REFERENCE_FLOOR",
     "REQUEST",
     "ClientSpec",
@@ -38,6 +43,7 @@ __all__ = [
     "SessionFactory",
     "StreamFn",
     "default_clients",
+    "pool_check_client",
     "reference_floor",
     "scenario_url",
     "silence_library_logs",
@@ -60,6 +66,7 @@ FLOORS = (REFERENCE_FLOOR, "floor_stdlib")
 """The floors, the reference first; the second stands in when orjson is not installed."""
 OUR_CLIENTS = ("oaicompat", "full", "full_retry")
 """The library's clients: the ones ``--baseline`` measures from another revision too."""
+POOL_CHECK = "floor_httpx_pool"
 
 
 def scenario_url(base: str, scenario: Scenario) -> str:
@@ -94,6 +101,9 @@ class ClientSpec:
     revision: Revision | None = None
     """Set on a ``--baseline`` client: ``session`` must then run in a process that imports
     ``revision.tree``'s library (never in this one, which has imported the current tree's)."""
+    concurrency_session: SessionFactory | None = None
+    """What the concurrency phase opens instead of ``session``, when it differs: the library's
+    clients there make their own connection pool."""
 
     @property
     def registry_name(self) -> str:
@@ -123,11 +133,30 @@ class ClientSpec:
 @asynccontextmanager
 async def floor_orjson_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
     """httpx ``stream()`` + ``aiter_lines()`` + one ``orjson.loads`` per ``data:`` line."""
+    async with _orjson_floor(base, _limits(max_connections)) as stream:
+        yield stream
+
+
+@asynccontextmanager
+async def floor_httpx_pool_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
+    """The orjson floor on httpx's default pool (100 connections), whatever ``max_connections``
+    asks: ``POOL_CHECK``."""
+    async with _orjson_floor(base, None) as stream:
+        yield stream
+
+
+@asynccontextmanager
+async def _orjson_floor(base: str, limits: httpx.Limits | None) -> AsyncIterator[StreamFn]:
+    """``limits=None``: httpx's default pool (``httpx.Limits()`` would be an unlimited one)."""
     import orjson
 
     body = orjson.dumps(REQUEST)
     headers = {"content-type": "application/json", "accept": "text/event-stream"}
-    async with httpx.AsyncClient(timeout=_TIMEOUT, limits=_limits(max_connections)) as http:
+    if limits is None:
+        http = httpx.AsyncClient(timeout=_TIMEOUT)
+    else:
+        http = httpx.AsyncClient(timeout=_TIMEOUT, limits=limits)
+    async with http:
 
         async def stream(scenario: Scenario) -> Outcome:
             url = scenario_url(base, scenario) + "/chat/completions"
@@ -213,26 +242,42 @@ async def floor_stdlib_session(base: str, max_connections: int) -> AsyncIterator
 # have exported at every revision are used, so the same wrappers measure a ``--baseline``
 # revision's library (its modules live elsewhere: ``providers.client`` before the layout change).
 
-_Build = Callable[[str, Scenario, httpx.AsyncClient], Any]
-"""``build(base_url, scenario, http)``: the ``ChatClient`` to measure on that scenario."""
+_Build = Callable[[str, Scenario, httpx.AsyncClient | None], Any]
+"""``build(base_url, scenario, http)``: the ``ChatClient`` to measure on that scenario, on the
+borrowed client ``http``, or on one of its own (its default pool) when ``http`` is ``None``."""
 
 
-def _wire_client(url: str, scenario: Scenario, http: httpx.AsyncClient) -> Any:
+def _wire_client(url: str, scenario: Scenario, http: httpx.AsyncClient | None) -> Any:
     from providers import OpenAiCompatibleChatClient
 
-    return OpenAiCompatibleChatClient(url, "bench", backend=scenario.profile, http_client=http)
+    return OpenAiCompatibleChatClient(url, "bench", backend=scenario.profile, **_borrowed(http))
 
 
-def _full_pipeline(url: str, scenario: Scenario, http: httpx.AsyncClient) -> Any:
+def _full_pipeline(url: str, scenario: Scenario, http: httpx.AsyncClient | None) -> Any:
     from providers import create_chat_client
 
-    return create_chat_client(url, "bench", backend=scenario.profile, retry=None, http_client=http)
+    return create_chat_client(url, "bench", backend=scenario.profile, retry=None, **_borrowed(http))
 
 
-def _full_pipeline_with_retry(url: str, scenario: Scenario, http: httpx.AsyncClient) -> Any:
+def _full_pipeline_with_retry(url: str, scenario: Scenario, http: httpx.AsyncClient | None) -> Any:
     from providers import create_chat_client
 
-    return create_chat_client(url, "bench", backend=scenario.profile, http_client=http)
+    return create_chat_client(url, "bench", backend=scenario.profile, **_borrowed(http))
+
+
+def _borrowed(http: httpx.AsyncClient | None) -> dict[str, Any]:
+    """``http_client=http``, or no argument at all: the library's default, at every revision."""
+    return {} if http is None else {"http_client": http}
+
+
+def _on_own_pool(build: _Build) -> SessionFactory:
+    """The concurrency phase's session of a library client: no borrowed ``http_client``, so the
+    pool measured is the one the library makes by default (1,000 connections since issue 21)."""
+
+    def session(base: str, max_connections: int) -> AbstractAsyncContextManager[StreamFn]:
+        return _library_session(base, max_connections, build, own_pool=True)
+
+    return session
 
 
 @asynccontextmanager
@@ -261,7 +306,7 @@ async def full_with_retry_session(base: str, max_connections: int) -> AsyncItera
 
 @asynccontextmanager
 async def _library_session(
-    base: str, max_connections: int, build: _Build
+    base: str, max_connections: int, build: _Build, *, own_pool: bool = False
 ) -> AsyncIterator[StreamFn]:
     from providers import DEFAULT_TIMEOUT, ChatMessage, ChatOptions, ChatResponse
 
@@ -270,8 +315,12 @@ async def _library_session(
     # is made executable only then (issue #20).
     options = ChatOptions(tools=[{"type": "function", "function": {"name": TOOL_NAME}}])
     clients: dict[str, Any] = {}
-    http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, limits=_limits(max_connections))
-    async with http:
+    async with AsyncExitStack() as stack:
+        http: httpx.AsyncClient | None = None
+        if not own_pool:
+            limits = _limits(max_connections)
+            http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, limits=limits)
+            await stack.enter_async_context(http)
 
         async def stream(scenario: Scenario) -> Outcome:
             client = clients.get(scenario.id)
@@ -362,24 +411,43 @@ def default_clients() -> dict[str, ClientSpec]:
             "orjson", ClientSpec("floor_orjson", "floor (httpx+orjson)", floor_orjson_session)
         ),
         ClientSpec("floor_stdlib", "floor (stdlib json)", floor_stdlib_session),
-        ClientSpec("oaicompat", "client (recovery off)", oaicompat_session),
-        ClientSpec("full", "full pipeline", full_pipeline_session, recovers_text_tool_calls=True),
+        ClientSpec(
+            "oaicompat",
+            "client (recovery off)",
+            oaicompat_session,
+            concurrency_session=_on_own_pool(_wire_client),
+        ),
+        ClientSpec(
+            "full",
+            "full pipeline",
+            full_pipeline_session,
+            recovers_text_tool_calls=True,
+            concurrency_session=_on_own_pool(_full_pipeline),
+        ),
         ClientSpec(
             "full_retry",
             "full pipeline + retry",
             full_with_retry_session,
             recovers_text_tool_calls=True,
+            concurrency_session=_on_own_pool(_full_pipeline_with_retry),
         ),
         _optional("openai", ClientSpec("openai", "openai-python", openai_session)),
     ]
     return {spec.name: spec for spec in specs}
 
 
+def pool_check_client() -> ClientSpec:
+    """``POOL_CHECK``: not in ``default_clients()``, since its CPU per chunk is the floor's."""
+    spec = ClientSpec(POOL_CHECK, "floor on httpx's default pool", floor_httpx_pool_session)
+    return _optional("orjson", spec)
+
+
 def _optional(module: str, spec: ClientSpec) -> ClientSpec:
     """``spec``, or ``spec`` marked unavailable when ``module`` (a ``bench`` extra) is absent."""
     if importlib.util.find_spec(module) is not None:
         return spec
-    return replace(spec, session=None, unavailable=f"{module} not installed (pip install .[bench])")
+    unavailable = f"{module} not installed (pip install .[bench])"
+    return replace(spec, session=None, concurrency_session=None, unavailable=unavailable)
 
 
 def reference_floor(specs: Iterable[ClientSpec]) -> ClientSpec:

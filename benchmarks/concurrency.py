@@ -1,5 +1,11 @@
 """Many concurrent streams per client, each client in a fresh process.
 
+The suite runs this phase against the server's paced mode (``sse_server.paced``): the streams
+overlap in time as they do on a real LLM server, so a client that queues requests in its own
+pool shows it in ``last_arrival_fraction``. Each client opens its ``concurrency_session`` (the
+library's clients on their own default pool), and ``POOL_CHECK``, the floor on httpx's default
+pool, is run beside them to show that the arrival figure can fail.
+
 A fresh process per client makes the memory figure that client's alone: after the imports, the
 session and one warm-up stream, the peak-RSS counter is reset (``/proc/self/clear_refs``, Linux);
 then all streams run at once under ``asyncio.gather`` and the new peak (``VmHWM``) minus the RSS
@@ -22,7 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.baseline import use_tree
-from benchmarks.clients import ClientSpec, default_clients, silence_library_logs
+from benchmarks.clients import (
+    POOL_CHECK,
+    ClientSpec,
+    default_clients,
+    pool_check_client,
+    silence_library_logs,
+)
 from benchmarks.scenarios import Scenario, describe_mismatch, generate
 from benchmarks.sse_server import child_env, pin_to_cpu
 
@@ -72,11 +84,12 @@ def _reset_peak() -> bool:
 async def run_streams(
     spec: ClientSpec, base: str, scenario: Scenario, streams: int
 ) -> ConcurrencyResult:
-    if spec.session is None:
+    session = spec.concurrency_session or spec.session
+    if session is None:
         raise ValueError(f"{spec.label} cannot run: {spec.unavailable}")
     expected = spec.expected(generate(scenario))
     errors: list[str] = []
-    async with spec.session(base, streams) as stream:
+    async with session(base, streams) as stream:
         warm = describe_mismatch(expected, await stream(scenario))
         if warm is not None:
             errors.append(f"warm-up: {warm}")
@@ -221,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
     use_tree(args.tree)
     pin_to_cpu(args.cpu)
     silence_library_logs()
-    spec = default_clients()[args.client]
+    spec = pool_check_client() if args.client == POOL_CHECK else default_clients()[args.client]
     result = asyncio.run(run_streams(spec, args.base, Scenario.parse(args.scenario), args.streams))
     sys.stdout.write(json.dumps(asdict(result)) + "\n")
 

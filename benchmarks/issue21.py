@@ -4,7 +4,11 @@
   retry") ≤ 1.5x the orjson floor per chunk on text, reasoning and tools, each pooled over the
   backend shapes, and no single shape above 1.8x;
 * the bare client ("client (recovery off)") ≤ 1.2x on each of the three, pooled;
-* 200 concurrent streams: CPU per chunk ≤ 1.5x the floor's, peak RSS growth ≤ 1.2x the floor's;
+* 200 concurrent streams: all requests reach the server within the first 35 % of the wall time,
+  CPU per chunk ≤ 1.5x the floor's, peak RSS growth ≤ 1.2x the floor's. All three figures come
+  from the concurrency phase, which runs against the server's paced mode (streams overlap as on
+  a real server), with the library's clients on their own default pool. A last line checks the
+  check: the floor on httpx's default pool (100 connections) must read late (over 35 %);
 * cold ``import providers`` ≤ 60 ms; import + first client + first request ≤ 1.2x the floor's.
 
 They are printed, not part of the exit code: the issue judges them on the median of 5 runs.
@@ -15,12 +19,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from benchmarks.clients import POOL_CHECK
 from benchmarks.scenarios import Scenario
 
 __all__ = ["issue21_lines"]
 
 _KINDS = ("text", "reasoning", "tools")
 _STANDARD, _BARE = "full_retry", "oaicompat"
+_ARRIVAL_LIMIT = 0.35
 
 
 def _verdict(ok: bool | None) -> str:
@@ -77,19 +83,7 @@ def issue21_lines(report: dict[str, Any], floor: str) -> list[str]:
             f"  {_verdict(rss <= 1.2)}  200 streams, {label}: peak RSS growth {rss:.2f}x the "
             "floor's (limit 1.2)"
         )
-    for client, label in (
-        (floor, "floor"),
-        (_BARE, "bare client"),
-        (_STANDARD, "standard pipeline"),
-    ):
-        run = concurrency.get(client) or {}
-        last = run.get("last_arrival_fraction")
-        ok = None if last is None else last <= 0.35
-        lines.append(
-            f"  {_verdict(ok)}  200 streams, {label}: last request at the server at "
-            + ("—" if last is None else f"{last:.0%}")
-            + " of the wall time (limit 35 %)"
-        )
+    lines += _arrival_lines(concurrency, floor)
     imports = report.get("imports") or {}
     cached = imports.get("providers", {}).get("cached_ms")
     lines.append(
@@ -103,4 +97,26 @@ def issue21_lines(report: dict[str, Any], floor: str) -> list[str]:
         f"  {_verdict(None if ratio is None else ratio <= 1.2)}  import + first client + first "
         "request: " + ("—" if ratio is None else f"{ratio:.2f}x the floor's") + " (limit 1.2x)"
     )
+    return lines
+
+
+def _arrival_lines(concurrency: dict[str, Any], floor: str) -> list[str]:
+    """When the last request reached the server (paced run), and the check that this figure
+    can fail: the floor on httpx's default pool queues half the streams, so it must read late."""
+    lines = []
+    for client, label in (
+        (floor, "floor"),
+        (_BARE, "bare client (its default pool)"),
+        (_STANDARD, "standard pipeline (its default pool)"),
+        (POOL_CHECK, "check: floor on httpx's default pool"),
+    ):
+        last = (concurrency.get(client) or {}).get("last_arrival_fraction")
+        late = client == POOL_CHECK
+        ok = None if last is None else (last > _ARRIVAL_LIMIT if late else last <= _ARRIVAL_LIMIT)
+        lines.append(
+            f"  {_verdict(ok)}  200 streams, {label}: last request at the server at "
+            + ("—" if last is None else f"{last:.0%}")
+            + " of the wall time "
+            + ("(must be over 35 %: the measure sees a queueing pool)" if late else "(limit 35 %)")
+        )
     return lines

@@ -380,10 +380,17 @@ def _concurrency_lines(
     if not concurrency:
         return []
     first = next(iter(concurrency.values()))
+    pace = report["meta"].get("concurrency_pace")
+    paced = (
+        f"paced: first piece after {pace['first_piece_ms']:.0f} ms, then "
+        f"{pace['events_per_piece']} events every {pace['pause_ms']:.0f} ms; "
+        if pace
+        else "unpaced; "
+    )
     lines = [
         "",
         f"{first.get('streams')} concurrent streams of {first.get('scenario')} "
-        f"(fresh process per client and run; median of {first.get('runs', 1)} runs)",
+        f"({paced}fresh process per client and run; median of {first.get('runs', 1)} runs)",
     ]
     labels = {spec.name: spec.label for spec in specs}
     revisions = {spec.name: spec.registry_name for spec in specs if spec.revision is not None}
@@ -395,10 +402,12 @@ def _concurrency_lines(
             continue
         growth = run["peak_rss_growth_kib"]
         retained = max(0, run["rss_after_kib"] - run["rss_before_kib"])
+        last = run.get("last_arrival_fraction")
         line = (
             f"  {label:<{width}} {run['completed']:>4}/{run['streams']} complete  "
             f"wall {run['wall_seconds']:6.2f} s  cpu {run['cpu_seconds']:6.2f} s  "
             f"peak RSS growth {growth / 1024:6.2f} MiB  retained after {retained / 1024:6.2f} MiB"
+            + ("" if last is None else f"  last request at {last:4.0%}")
         )
         current = concurrency.get(revisions.get(client, ""), {})
         if current.get("peak_rss_growth_kib") and growth:

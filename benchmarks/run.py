@@ -38,6 +38,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--concurrency-runs", type=int, help="fresh processes per client (default 5, median)"
     )
+    parser.add_argument("--no-cpu", action="store_true", help="skip CPU per chunk")
+    parser.add_argument(
+        "--only-concurrency",
+        action="store_true",
+        help="only the concurrent streams (--no-cpu --no-imports --no-text-parser)",
+    )
+    parser.add_argument(
+        "--unpaced-concurrency",
+        action="store_true",
+        help="concurrent streams written at once, as before issue 21 (arrivals then meaningless)",
+    )
     parser.add_argument("--no-imports", action="store_true")
     parser.add_argument("--no-concurrency", action="store_true")
     parser.add_argument("--no-text-parser", action="store_true")
@@ -69,9 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     options.clients = args.clients
     options.backends = args.backends or options.backends
     options.kinds = args.kinds or options.kinds
-    options.imports = not args.no_imports
+    only = args.only_concurrency
+    options.cpu = not (args.no_cpu or only)
+    options.imports = not (args.no_imports or only)
     options.concurrency = not args.no_concurrency
-    options.text_parser = not args.no_text_parser
+    options.paced = not args.unpaced_concurrency
+    options.text_parser = not (args.no_text_parser or only)
     options.strict = args.strict
     options.pin = not args.no_pin
     options.baseline = args.baseline

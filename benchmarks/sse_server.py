@@ -6,6 +6,15 @@ and cached; each response is written in blocks of about ``BLOCK_BYTES`` (one HTT
 block), so the server costs little and the client, not the server, is what is measured. Keep-alive
 is honoured, so a client that drains its response reuses its connection.
 
+**Paced mode** (``/paced/<backend>/<kind>-<n>/…``, the concurrency phase): a real LLM server
+writes tokens as it generates them, so its streams overlap in time, and a client must share its
+event loop between them. The response head goes out at once, the first piece after
+``PACE_FIRST_SECONDS`` (prefill), then ``PACE_EVENTS`` events at a time (one HTTP chunk each)
+every ``PACE_SECONDS`` (decode steps). A 500-chunk stream then lasts about two seconds however
+fast the client reads, and 200 of them run side by side. Unpaced, the server writes
+a whole stream at once, and a client reading a socket that always has data never yields to its
+other streams: requests go out one after another, and pool queueing cannot show.
+
 Its own process: the client's CPU time (``time.process_time``) then excludes the server. It binds
 127.0.0.1 only, and ``ServerProcess`` stops it by its process id.
 """
@@ -27,14 +36,37 @@ from benchmarks.scenarios import Scenario, generate
 
 __all__ = [
     "BLOCK_BYTES",
+    "PACED_PREFIX",
+    "PACE_EVENTS",
+    "PACE_FIRST_SECONDS",
+    "PACE_SECONDS",
     "ServerProcess",
     "child_env",
+    "encode_paced",
     "encode_response",
+    "paced",
     "pin_to_cpu",
     "serve",
 ]
 
 BLOCK_BYTES = 32 * 1024
+PACED_PREFIX = "/paced"
+PACE_FIRST_SECONDS = 1.0
+"""Paced mode's time to first token: a batch server that receives 200 requests at once
+prefills them all before it decodes. It is also what lets a client open its 200 connections
+before data competes for its CPU: opening them takes this harness's httpx clients 0.3-0.6 s
+of CPU on a loaded 2-core machine (httpcore's pool bookkeeping grows with the square of the
+connections), and with 0.5 s here every client, the floor included, read 67-85 % in some
+runs instead of 12-22 %."""
+PACE_EVENTS = 20
+"""Events per piece after it: a few KiB, one read for the client. (One event per write, as a
+server decoding one token per step does, would cost this server 100,000 writes and timers
+per 200-stream run, and its own CPU would then set the pace; 20 keeps it at 5,000.)"""
+PACE_SECONDS = 0.04
+"""The sleep before each later piece: a 500-chunk stream lasts 1 s + 25 x 40 ms, about 2 s,
+and a 200-stream run about 3-6 s. Time is compressed about 20 times against a real decoder
+(a token per stream every ~40 ms), so the client's CPU, not the server, still sets the pace
+once all streams are open."""
 _ROOT = Path(__file__).resolve().parent.parent
 _SUFFIX = "/v1/chat/completions"
 _HEAD = (
@@ -65,6 +97,23 @@ def encode_response(events: list[bytes], block_bytes: int = BLOCK_BYTES) -> list
     return blocks
 
 
+def encode_paced(events: list[bytes], per_piece: int = PACE_EVENTS) -> list[bytes]:
+    """Paced mode's writes: the head alone, then ``per_piece`` events per HTTP chunk; the
+    server sleeps ``PACE_FIRST_SECONDS`` before the first piece, ``PACE_SECONDS`` before each
+    later one."""
+    blocks = [_HEAD]
+    for start in range(0, len(events), per_piece):
+        piece = events[start : start + per_piece]
+        blocks.append(_chunked(piece, sum(map(len, piece))))
+    blocks[-1] += b"0\r\n\r\n"
+    return blocks
+
+
+def paced(base: str) -> str:
+    """The base URL under which the server of ``base`` paces its answers (``PACED_PREFIX``)."""
+    return base + PACED_PREFIX
+
+
 def _chunked(pieces: list[bytes], size: int) -> bytes:
     return b"%x\r\n" % size + b"".join(pieces) + b"\r\n"
 
@@ -73,14 +122,18 @@ class _Responses:
     def __init__(self) -> None:
         self._cache: dict[str, list[bytes]] = {}
 
-    def get(self, path: str) -> list[bytes] | None:
-        cached = self._cache.get(path)
+    def get(self, path: str, pace: bool) -> list[bytes] | None:
+        """``path`` less any ``PACED_PREFIX``; ``pace`` says whether it had one."""
+        key = PACED_PREFIX + path if pace else path
+        cached = self._cache.get(key)
         if cached is None and path.startswith("/") and path.endswith(_SUFFIX):
             try:
                 scenario = Scenario.parse(path[1 : -len(_SUFFIX)])
             except ValueError:
                 return None
-            cached = self._cache[path] = encode_response(generate(scenario).events)
+            events = generate(scenario).events
+            encoded = encode_paced(events) if pace else encode_response(events)
+            cached = self._cache[key] = encoded
         return cached
 
 
@@ -125,17 +178,22 @@ async def _handle(
                     length = int(value)
             if length:
                 await reader.readexactly(length)
+            pace = path.startswith(PACED_PREFIX + "/")
+            if pace:
+                path = path[len(PACED_PREFIX) :]
             if path == _ARRIVALS_PATH:
                 writer.write(arrivals.answer())
                 await writer.drain()
                 continue
             arrivals.note()
-            blocks = responses.get(path)
+            blocks = responses.get(path, pace)
             if blocks is None:
                 writer.write(_NOT_FOUND)
                 await writer.drain()
                 continue
-            for block in blocks:
+            for index, block in enumerate(blocks):
+                if pace and index:
+                    await asyncio.sleep(PACE_FIRST_SECONDS if index == 1 else PACE_SECONDS)
                 writer.write(block)
                 await writer.drain()
     except (asyncio.IncompleteReadError, ConnectionError):

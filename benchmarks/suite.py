@@ -3,7 +3,8 @@
 1. client CPU per chunk, every scenario (4 backend shapes x 4 kinds, less the two that
    ``sglang-tools`` does not stream), clients interleaved (``cpu``);
 2. cold import of ``providers``, ``httpx`` (the floors' only dependency) and ``openai``;
-3. concurrent streams, each client in a fresh process (``concurrency``);
+3. concurrent streams, each client in a fresh process, against the server's paced mode
+   (``concurrency``), with the floor on httpx's default pool beside them (``POOL_CHECK``);
 4. the text parser's linearity, from ``benchmarks/text_parser.py`` when that file exists.
 
 With ``baseline`` (a git revision), the library's clients are measured a second time on that
@@ -34,6 +35,7 @@ from benchmarks.clients import (
     ClientSpec,
     Revision,
     default_clients,
+    pool_check_client,
     reference_floor,
 )
 from benchmarks.cold_import import import_heaviest, measure_first_request, measure_import
@@ -41,7 +43,14 @@ from benchmarks.concurrency import measure_in_subprocess, median_run
 from benchmarks.cpu import measure_cpu
 from benchmarks.report import after_before, cpu_table, evaluate_targets, render
 from benchmarks.scenarios import BACKENDS, KINDS, Scenario, grid
-from benchmarks.sse_server import ServerProcess, child_env
+from benchmarks.sse_server import (
+    PACE_EVENTS,
+    PACE_FIRST_SECONDS,
+    PACE_SECONDS,
+    ServerProcess,
+    child_env,
+    paced,
+)
 
 __all__ = ["RESULTS", "Options", "run_suite", "select_clients"]
 
@@ -60,7 +69,12 @@ class Options:
     streams: int = 200
     stream_n: int = 500
     concurrency_runs: int = 5
+    paced: bool = True
+    """The concurrency phase against the server's paced mode (``False``: as runs before issue
+    21's arrival figure, every stream written at once; its arrival figures then mean nothing)."""
     import_runs: int = 7
+    cpu: bool = True
+    """The CPU-per-chunk phase (``--only-concurrency`` turns it off with imports and parser)."""
     imports: bool = True
     concurrency: bool = True
     text_parser: bool = True
@@ -118,13 +132,16 @@ def _run(options: Options, revision: Revision | None) -> tuple[dict[str, Any], i
         for s in specs
     }
     with ServerProcess(cpu=server_cpu) as base:
-        phase = time.perf_counter()
-        cpu = asyncio.run(measure_cpu(specs, scenarios, base, runs=options.runs, cpu=client_cpu))
-        phases["cpu"] = time.perf_counter() - phase
-        report["cpu"] = cpu_table(cpu, specs, floor.name)
-        report["after_before"] = after_before(report["cpu"], specs)
-        report["mismatches"] = cpu.to_json()["mismatches"]
-        report["cpu_samples_seconds"] = cpu.cpu_seconds
+        report.update(cpu={}, after_before={}, mismatches=[], cpu_samples_seconds={})
+        if options.cpu:
+            phase = time.perf_counter()
+            measure = measure_cpu(specs, scenarios, base, runs=options.runs, cpu=client_cpu)
+            cpu = asyncio.run(measure)
+            phases["cpu"] = time.perf_counter() - phase
+            report["cpu"] = cpu_table(cpu, specs, floor.name)
+            report["after_before"] = after_before(report["cpu"], specs)
+            report["mismatches"] = cpu.to_json()["mismatches"]
+            report["cpu_samples_seconds"] = cpu.cpu_seconds
 
         if options.imports:
             phase = time.perf_counter()
@@ -142,9 +159,11 @@ def _run(options: Options, revision: Revision | None) -> tuple[dict[str, Any], i
             phases["imports"] = time.perf_counter() - phase
 
         report["concurrency"] = {}
+        shown = specs
         if options.concurrency:
             phase = time.perf_counter()
-            report["concurrency"] = _concurrency(options, specs, base, client_cpu)
+            shown = [*specs, pool_check_client()]
+            report["concurrency"] = _concurrency(options, shown, base, client_cpu)
             phases["concurrency"] = time.perf_counter() - phase
 
     report["text_parser"] = _text_parser(options) if options.text_parser else {"skipped": "off"}
@@ -165,7 +184,7 @@ def _run(options: Options, revision: Revision | None) -> tuple[dict[str, Any], i
 
     options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    print(render(report, specs, targets))
+    print(render(report, shown, targets))
     print(f"\nwritten {options.output} in {phases['total']:.0f} s")
 
     failed = bool(report["mismatches"]) or any(
@@ -180,8 +199,10 @@ def _concurrency(
     options: Options, specs: list[ClientSpec], base: str, cpu: int | None
 ) -> dict[str, Any]:
     """Every runnable client ``concurrency_runs`` times, each run a fresh process, the clients
-    interleaved as for CPU; the median run stands for each client."""
+    interleaved as for CPU, all against the server's paced mode; the median run stands for
+    each client."""
     scenario = Scenario("vllm", "text", options.stream_n)
+    base = paced(base) if options.paced else base
     runnable = [spec for spec in specs if spec.session is not None]
     samples: dict[str, list[dict[str, Any]]] = {spec.name: [] for spec in runnable}
     for _ in range(options.concurrency_runs):
@@ -208,6 +229,7 @@ def _meta(options: Options, floor: ClientSpec, revision: Revision | None) -> dic
         "streams": options.streams,
         "stream_n": options.stream_n,
         "concurrency_runs": options.concurrency_runs,
+        "concurrency_pace": _pace() if options.paced else None,
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
@@ -216,6 +238,14 @@ def _meta(options: Options, floor: ClientSpec, revision: Revision | None) -> dic
         "floor": {"name": floor.name, "label": floor.label},
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "load_average_start": round(os.getloadavg()[0], 2),
+    }
+
+
+def _pace() -> dict[str, float]:
+    return {
+        "first_piece_ms": PACE_FIRST_SECONDS * 1000,
+        "events_per_piece": PACE_EVENTS,
+        "pause_ms": PACE_SECONDS * 1000,
     }
 
 

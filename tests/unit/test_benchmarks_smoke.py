@@ -20,6 +20,7 @@ from benchmarks.baseline import BaselineError, checkout, use_tree
 from benchmarks.clients import (
     FLOORS,
     OUR_CLIENTS,
+    POOL_CHECK,
     REFERENCE_FLOOR,
     ClientSpec,
     Revision,
@@ -29,10 +30,11 @@ from benchmarks.clients import (
 )
 from benchmarks.concurrency import measure_in_subprocess, median_run, run_streams
 from benchmarks.cpu import describe_mismatch, measure_cpu
+from benchmarks.issue21 import issue21_lines
 from benchmarks.remote import RemoteClients
 from benchmarks.report import after_before, cpu_table, evaluate_targets, render
 from benchmarks.scenarios import BACKENDS, KINDS, Outcome, Scenario, generate, grid
-from benchmarks.sse_server import ServerProcess, encode_response
+from benchmarks.sse_server import PACE_EVENTS, ServerProcess, encode_paced, encode_response, paced
 from benchmarks.suite import Options, run_suite, select_clients
 
 N = 50
@@ -144,10 +146,22 @@ def test_generation_is_deterministic_and_sized() -> None:
     assert in_text.recovered.text == "" and len(in_text.recovered.tool_arguments) == 1
 
 
+def test_paced_mode_sends_the_head_alone_then_pieces_of_the_same_body() -> None:
+    events = generate(Scenario("vllm", "text", N)).events
+    blocks = encode_paced(events)
+    assert blocks[0].endswith(b"\r\n\r\n") and b"data:" not in blocks[0]
+    assert len(blocks) == 1 + -(-len(events) // PACE_EVENTS)
+    assert all(block.count(b"data: ") <= PACE_EVENTS for block in blocks)
+    assert _dechunk(b"".join(blocks)) == _dechunk(b"".join(encode_response(events)))
+
+
 def test_chunked_encoding_frames_the_body_exactly() -> None:
     events = generate(Scenario("llamacpp", "text", N)).events
     blocks = encode_response(events, block_bytes=500)
-    wire = b"".join(blocks)
+    assert _dechunk(b"".join(blocks)) == b"".join(events)
+
+
+def _dechunk(wire: bytes) -> bytes:
     head, _, body = wire.partition(b"\r\n\r\n")
     assert b"transfer-encoding: chunked" in head
     decoded = b""
@@ -157,7 +171,7 @@ def test_chunked_encoding_frames_the_body_exactly() -> None:
         if size == 0:
             break
         decoded, body = decoded + body[:size], body[size + 2 :]
-    assert decoded == b"".join(events)
+    return decoded
 
 
 def test_mismatch_descriptions() -> None:
@@ -231,6 +245,27 @@ async def test_concurrent_streams_all_complete(server: str) -> None:
     assert result.completed == 20 and result.errors == []
 
 
+async def test_paced_streams_complete_and_their_arrivals_are_read(server: str) -> None:
+    """The concurrency phase's setting: paced server, the library's client on its own pool."""
+    spec = default_clients()["full_retry"]
+    assert spec.concurrency_session is not None  # not the session that borrows a pool
+    result = await run_streams(spec, paced(server), Scenario("vllm", "text", 30), streams=20)
+    assert result.completed == 20 and result.errors == []
+    assert result.last_arrival_fraction is not None and 0 <= result.last_arrival_fraction < 1
+
+
+def test_the_arrival_bar_and_its_check_can_each_fail() -> None:
+    def verdicts(floor: float, ours: float, check: float) -> list[str]:
+        runs = {REFERENCE_FLOOR: floor, "oaicompat": ours, "full_retry": ours, POOL_CHECK: check}
+        report = {"concurrency": {k: {"last_arrival_fraction": v} for k, v in runs.items()}}
+        lines = issue21_lines(report, REFERENCE_FLOOR)
+        return [line.split()[0] for line in lines if "last request" in line]
+
+    assert verdicts(0.2, 0.3, 0.6) == ["PASS"] * 4
+    assert verdicts(0.2, 0.6, 0.6) == ["PASS", "FAIL", "FAIL", "PASS"]
+    assert verdicts(0.2, 0.3, 0.3)[-1] == "FAIL"  # a queueing pool that reads early: no measure
+
+
 def test_the_median_run_stands_for_a_client_unless_one_failed() -> None:
     runs: list[dict[str, Any]] = [
         {"streams": 2, "completed": 2, "peak_rss_growth_kib": growth, "wall_seconds": float(i)}
@@ -298,6 +333,7 @@ def test_the_suite_runs_end_to_end_and_fails_on_a_wrong_client(
         streams=5,
         stream_n=10,
         concurrency_runs=2,
+        paced=False,  # (covered by the test of run_streams: here a second a process)
         imports=False,
         text_parser=False,
         pin=False,
@@ -307,6 +343,7 @@ def test_the_suite_runs_end_to_end_and_fails_on_a_wrong_client(
     assert code == 0 and report["mismatches"] == []
     assert json.loads((tmp_path / "run.json").read_text())["meta"]["n"] == 30
     assert len(report["concurrency"]["oaicompat"]["peak_rss_growth_samples_kib"]) == 2
+    assert report["concurrency"][POOL_CHECK]["completed"] == 5  # the arrival check's row
     assert "floor_stdlib" in report["cpu"]["llamacpp/text-30"]  # the floors are always measured
     assert report["after_before"] == {}
     assert "Targets (issue 9;" in render(report, runnable()[:2], [])

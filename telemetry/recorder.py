@@ -165,12 +165,13 @@ class RequestRecorder:
         substantive = 0
         for update in run:
             if (
-                update._text is not None
+                update._contents is None  # (unfolded: one text, or a tool-call fragment's none)
                 and update.finish_reason is None
                 and update.additional_properties is None
                 and self._response_model is not None
             ):
-                substantive += 1
+                if update._text is not None:
+                    substantive += 1
             else:
                 self.observe(update)
         if substantive:

@@ -140,11 +140,13 @@ class ChatResponseBuilder:
         contents = self._contents
         if update.choice_index != self._index:
             contents = self._choice(update.choice_index)
-        text = update._text
-        if text is not None:  # one unfolded text (``response_update``): no contents to walk
-            self._add_text(update._kind, text, None, contents)
+        items = update._contents
+        if items is None:  # unfolded (``response_update``): one text, or nothing
+            text = update._text
+            if text is not None:
+                self._add_text(update._kind, text, None, contents)
             return
-        for content in update.contents:
+        for content in items:
             kind = type(content)
             if kind is TextContent or kind is TextReasoningContent:
                 self._add_text(
@@ -187,40 +189,43 @@ class ChatResponseBuilder:
     def add_all(self, updates: Iterable[ChatResponseUpdate]) -> None:
         """``add`` each of ``updates``.
 
-        Hot path: the usual update (one unfolded text of the current run's kind and choice,
-        nothing else) is appended to the run inline; any other goes through ``add``.
+        Hot path: the usual update (unfolded: one text of the current run's kind and choice,
+        or no contents at all, and nothing else) is taken inline; any other goes through
+        ``add``.
         """
         keep_raw = self._keep_raw
+        raws = self._raws
         added = 0
         run = self._run
         index = self._index
         ids_missing = self._ids_missing
         for update in updates:
-            text = update._text
             if (
-                text is not None
-                and run is not None
-                and run.kind is update._kind
+                update._contents is None
                 and update.choice_index == index
                 and update.finish_reason is None
                 and update.role is None
                 and update.additional_properties is None
                 and not ids_missing
             ):
-                added += 1
-                if keep_raw and (update._event is not None or update._raw is not None):
-                    if self._raws is None:
-                        self._raws = []
-                    self._raws.append(update)
-                texts = run.texts
-                texts.append(text)
-                if len(texts) == _RUN_BLOCK:
-                    run.compact()
-                continue
+                text = update._text
+                if text is None or (run is not None and run.kind is update._kind):
+                    added += 1
+                    if keep_raw and (update._event is not None or update._raw is not None):
+                        if raws is None:
+                            raws = self._raws = []
+                        raws.append(update)
+                    if text is not None:
+                        texts = run.texts  # type: ignore[union-attr]
+                        texts.append(text)
+                        if len(texts) == _RUN_BLOCK:
+                            run.compact()  # type: ignore[union-attr]
+                    continue
             self.add(update)
             run = self._run
             index = self._index
             ids_missing = self._ids_missing
+            raws = self._raws
         self.count += added
 
     def _take_ids(self, update: ChatResponseUpdate) -> None:

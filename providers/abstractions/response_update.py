@@ -96,7 +96,8 @@ class ChatResponseUpdate:
     __hash__ = None  # type: ignore[assignment]  # (mutable, compared by value: as the dataclass)
 
     _contents: list[AIContent] | None
-    """``None`` while unfolded: the contents are then one ``_kind(_text)``."""
+    """``None`` while unfolded: the contents are then one ``_kind(_text)``, or none at all
+    when ``_text`` is ``None`` too (a tool-call fragment's update)."""
     _text: str | None
     _kind: TextKind
     _raw: Any
@@ -132,7 +133,8 @@ class ChatResponseUpdate:
     def contents(self) -> list[AIContent]:
         contents = self._contents
         if contents is None:
-            contents = self._contents = [self._kind(self._text)]  # type: ignore[arg-type]
+            text = self._text
+            contents = self._contents = [] if text is None else [self._kind(text)]
             self._text = None
         return contents
 
@@ -169,13 +171,13 @@ class ChatResponseUpdate:
     @property
     def text(self) -> str:
         if self._contents is None:
-            return self._text if self._kind is TextContent else ""  # type: ignore[return-value]
+            return (self._text or "") if self._kind is TextContent else ""
         return "".join(c.text for c in self._contents if type(c) is TextContent)
 
     @property
     def reasoning(self) -> str:
         if self._contents is None:
-            return self._text if self._kind is TextReasoningContent else ""  # type: ignore[return-value]
+            return (self._text or "") if self._kind is TextReasoningContent else ""
         return "".join(c.text for c in self._contents if type(c) is TextReasoningContent)
 
     @property
@@ -187,7 +189,7 @@ class ChatResponseUpdate:
         """
         contents = self._contents
         if contents is None:
-            return True  # (an unfolded text is never empty)
+            return self._text is not None  # (an unfolded text is never empty)
         for content in contents:  # noqa: SIM110 - a loop, not any(genexpr): per update
             if isinstance(content, _SUBSTANTIVE):
                 return True

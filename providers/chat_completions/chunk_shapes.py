@@ -21,6 +21,7 @@ from typing import Any
 
 from providers.abstractions.chat_response import ChatResponseUpdate
 from providers.abstractions.contents import TextContent, TextReasoningContent
+from providers.chat_completions.event_templates import EventTemplate
 
 __all__ = [
     "NO_SHAPE",
@@ -33,6 +34,7 @@ __all__ = [
 ]
 
 _HEAD = ("id", "model", "created", "choices")
+_new = object.__new__  # (as ``normalize`` makes its updates: see there)
 _CHOICE_HEAD = ("index", "delta", "finish_reason")
 
 
@@ -105,6 +107,7 @@ class Template:
     itself (``ChunkNormalizer.feed``, inline): this only holds them."""
 
     __slots__ = (
+        "bytes",
         "choice_len",
         "choice_rest",
         "choice_rest_values",
@@ -134,6 +137,7 @@ class Template:
         self.delta_rest, self.delta_rest_values = _rest(delta, (field,))
         self.field = field
         self.kind = kind
+        self.bytes: EventTemplate | None = None  # its event's bytes (``event_reader``)
 
 
 head: Callable[[Mapping[str, Any]], tuple[Any, Any, Any, Any]] = itemgetter(*_HEAD)
@@ -193,7 +197,7 @@ class FragmentTemplate:
     accumulator; the update it returns is the full path's (no contents: a call becomes a
     ``FunctionCallContent`` only when complete)."""
 
-    __slots__ = ("choice", "delta", "entry", "function", "top")
+    __slots__ = ("bytes", "choice", "delta", "entry", "function", "top")
 
     def __init__(
         self,
@@ -208,6 +212,7 @@ class FragmentTemplate:
         self.delta = (len(delta), *_rest(delta, ("tool_calls",)))
         self.entry = (len(entry), *_rest(entry, ("index", "function")))
         self.function = (len(function), *_rest(function, ("arguments",)))
+        self.bytes: EventTemplate | None = None  # its event's bytes (``event_reader``)
 
     def read(
         self, chunk: Any, append: Callable[[int, int, str], bool]
@@ -271,11 +276,16 @@ class FragmentTemplate:
                 return None
         except (KeyError, TypeError):
             return None  # (a key missing, or a level that is not a dict)
-        if type(created) is not int:
-            created = None
-        return ChatResponseUpdate(
-            [], None, None, response_id, model_id, created, index, None, chunk
-        )
+        update = _new(ChatResponseUpdate)  # unfolded and empty (``response_update``)
+        update._contents = update._text = update.role = update.finish_reason = None
+        update._kind = TextContent
+        update.response_id = response_id
+        update.model_id = model_id
+        update.created_at = created if type(created) is int else None
+        update.choice_index = index
+        update.additional_properties = update._event = None
+        update._raw = chunk
+        return update
 
 
 def fragment_template_for(chunk: Any, update: ChatResponseUpdate) -> FragmentTemplate | None:

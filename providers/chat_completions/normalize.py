@@ -14,7 +14,8 @@ This is where the servers' differences end (docs/wire.md §2, §3):
   untouched chunk in ``raw``;
 * a top-level ``error`` raises the typed error (the client attaches the partial response).
 
-It does no I/O and knows nothing of HTTP or SSE: tests feed it dicts.
+It does no I/O and knows nothing of HTTP or SSE: ``feed`` takes parsed chunks, ``read_events``
+the events' JSON bytes.
 """
 
 from __future__ import annotations
@@ -38,18 +39,16 @@ from providers.chat_completions.chunk_shapes import (
     NO_SHAPE,
     FragmentTemplate,
     Template,
-    choice_head,
     fragment_template_for,
-    head,
     non_null,
     template_for,
 )
 from providers.chat_completions.chunk_shapes import shape as shape_of
 from providers.chat_completions.delta_fields import is_mapping, read_reasoning
-from providers.chat_completions.event_json import fast_loads, loads
+from providers.chat_completions.event_reader import read_events
+from providers.chat_completions.event_templates import RELEARN_BUDGET
 from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator, mark_cut_call
 from providers.transport.error_classification import error_from_stream_event
-from providers.transport.json_guard import nests_deeper, too_deep
 
 __all__ = ["ChunkNormalizer"]
 
@@ -85,6 +84,7 @@ class ChunkNormalizer:
         "_profile",
         "_reasoning_fields",
         "_redact_fingerprint",
+        "_relearn",
         "_stop_fields",
         "_template",
         "_tools",
@@ -116,6 +116,7 @@ class ChunkNormalizer:
         self._template: Template | None = None  # this stream's common chunk, once seen
         self._fragment: FragmentTemplate | None = None  # its common tool-call chunk
         self._depth = (limits or DEFAULT_LIMITS).max_json_depth
+        self._relearn = RELEARN_BUDGET  # event templates this stream may still learn
         self.done = False  # `data: [DONE]` read (``read_events``)
         self.finished = False  # a finish reason read (``read_events``)
 
@@ -129,6 +130,10 @@ class ChunkNormalizer:
             fragment = self._fragment.read(chunk, self._append_arguments)
             if fragment is not None:
                 return [fragment]
+        return self._feed_full(chunk)
+
+    def _feed_full(self, chunk: Mapping[str, Any]) -> list[ChatResponseUpdate]:
+        """The full path, learning the templates from what it reads."""
         updates = self._normalize(chunk, "delta")
         if len(updates) == 1:
             update = updates[0]
@@ -141,98 +146,19 @@ class ChunkNormalizer:
         return updates
 
     def read_events(self, events: list[bytes]) -> tuple[list[ChatResponseUpdate], Exception | None]:
-        """The updates of one network read's events (each a ``data:`` payload), and the error
-        that stopped it, if one did: the updates before it are the caller's all the same.
-
-        Hot path: every event of every stream. Nearly every chunk is the stream's common chunk
-        (``Template``) with another text, id, model, time or index; it is recognised here inline,
-        a handful of C calls, and read into an unfolded update (``response_update``). Any other
-        goes through ``feed``, which learns the template. ``data: [DONE]`` sets ``done`` and
-        ends the read; a finish reason sets ``finished``.
-        """
-        updates: list[ChatResponseUpdate] = []
-        append = updates.append
-        t = self._template
-        depth = self._depth
-        try:
-            for data in events:
-                if data == b"[DONE]":
-                    self.done = True
-                    break
-                try:  # loads(), inline: the parse of nearly every chunk
-                    chunk = fast_loads(data)
-                except ValueError:
-                    chunk = None
-                if type(chunk) is not dict:
-                    chunk = loads(data, self._backend, depth)  # json's, or an error
-                elif len(data) > 2 * depth and nests_deeper(chunk, data, depth):
-                    raise too_deep(depth, "a stream event", self._backend)
-                if t is not None and len(chunk) == t.top_len:
-                    try:
-                        response_id, model_id, created, choices = head(chunk)
-                        rest = t.top_rest
-                        if (
-                            (rest is None or rest(chunk) == t.top_rest_values)
-                            and type(choices) is list
-                            and len(choices) == 1
-                        ):
-                            choice = choices[0]
-                            if type(choice) is dict and len(choice) == t.choice_len:
-                                index, delta, finish = choice_head(choice)
-                                rest = t.choice_rest
-                                if (
-                                    finish is None
-                                    and type(index) is int
-                                    and type(delta) is dict
-                                    and len(delta) == t.delta_len
-                                    and (rest is None or rest(choice) == t.choice_rest_values)
-                                ):
-                                    text = delta[t.field]
-                                    rest = t.delta_rest
-                                    if (
-                                        text
-                                        and type(text) is str
-                                        and type(response_id) is str
-                                        and (rest is None or rest(delta) == t.delta_rest_values)
-                                    ):
-                                        update = _new(ChatResponseUpdate)  # see _new
-                                        update._contents = None  # unfolded: one text
-                                        update._text = text
-                                        update._kind = t.kind
-                                        update.role = update.finish_reason = None
-                                        update.response_id = response_id
-                                        update.model_id = model_id
-                                        update.created_at = (
-                                            created if type(created) is int else None
-                                        )
-                                        update.choice_index = index
-                                        update.additional_properties = update._raw = None
-                                        update._event = data
-                                        append(update)
-                                        continue
-                    except KeyError:
-                        pass  # (a key of the template missing: not the common chunk)
-                for update in self.feed(chunk):
-                    if update.finish_reason is not None:
-                        self.finished = True
-                    update._raw = None  # (the chunk is kept as its bytes)
-                    update._event = data
-                    append(update)
-                t = self._template
-        except Exception as exc:  # (handed over, with the updates before it)
-            return updates, exc
-        return updates, None
+        """The updates of one network read's events (``data:`` payloads), and the error that
+        stopped it, if one did (the updates before it are the caller's all the same); see
+        ``event_reader``, which holds this hot path. ``[DONE]`` sets ``done``."""
+        return read_events(self, events)
 
     def _append_arguments(self, choice: int, call: int, text: str) -> bool:
         accumulator = self._tools.get(choice)
         return accumulator is not None and accumulator.append_arguments(call, text)
 
     def writing_tool_call(self) -> bool:
-        """Have tool-call deltas arrived that no update has carried yet?
-
-        A call becomes a ``FunctionCallContent`` only when it is complete, but its deltas are
-        the model's output all the same: the first-token budget must stop at the first of them.
-        """
+        """Have tool-call deltas arrived that no update has carried yet? (A call becomes a
+        ``FunctionCallContent`` only when complete, but its deltas are output all the same: the
+        first-token budget must stop at the first of them.)"""
         return any(self._tools.values())
 
     def finish(self) -> list[ChatResponseUpdate]:
@@ -331,7 +257,12 @@ class ChunkNormalizer:
                     if shape.rare:
                         tool_calls = delta.get("tool_calls")
                         if tool_calls:
-                            self._tool_calls(index, tool_calls, delta_key)
+                            accumulator = self._tools.get(index)
+                            if accumulator is None:
+                                accumulator = self._tools[index] = ToolCallAccumulator(
+                                    self._offered_tools, self._limits
+                                )
+                            accumulator.add(tool_calls, positional=delta_key == "message")
                         value = delta.get("role")
                         if value and type(value) is str:
                             role = role_of(value)
@@ -383,17 +314,3 @@ class ChunkNormalizer:
         if details is not None:
             updates[-1].contents.append(UsageContent(details, raw=usage))
         return updates
-
-    def _tool_calls(self, index: int, tool_calls: Any, delta_key: str) -> None:
-        accumulator = self._tools.get(index)
-        if accumulator is None:
-            accumulator = self._tools[index] = ToolCallAccumulator(
-                self._offered_tools, self._limits
-            )
-        if delta_key == "message":
-            # Non-streamed calls carry no index; their position is it.
-            tool_calls = [
-                {**entry, "index": i} if is_mapping(entry) else entry
-                for i, entry in enumerate(tool_calls)
-            ]
-        accumulator.add(tool_calls)

@@ -81,10 +81,12 @@ class ToolCallAccumulator:
     def __bool__(self) -> bool:
         return bool(self._calls)
 
-    def add(self, entries: Iterable[Any]) -> None:
-        for entry in entries:
+    def add(self, entries: Iterable[Any], *, positional: bool = False) -> None:
+        """Merge a delta's ``tool_calls`` entries. ``positional``: the entries are a whole
+        message's calls, which carry no index: their position is it."""
+        for position, entry in enumerate(entries):
             if type(entry) is dict or isinstance(entry, Mapping):  # dict first: cheap check
-                self._add_one(entry)
+                self._add_one({**entry, "index": position} if positional else entry)
 
     def _add_one(self, entry: Mapping[str, Any]) -> None:
         index = entry.get("index")
@@ -125,7 +127,11 @@ class ToolCallAccumulator:
         if call is None:
             return False
         self._last = index
-        self._grow(call, text)
+        size = call.size + (len(text) if text.isascii() else text_bytes(text))
+        if size > self._limits.max_tool_argument_bytes:
+            self._grow(call, text)  # (raises, as past the limit it must)
+        call.fragments.append(text)
+        call.size = size
         return True
 
     def _new_call(self, index: int) -> _PendingCall:

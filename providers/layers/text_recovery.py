@@ -235,9 +235,17 @@ class _StreamRecovery:
         for update in run:
             text = update._text
             recovery = self._recovery
-            if (
-                text is not None
-                and update._kind is TextContent
+            if text is None:
+                if (
+                    update._contents is None  # (unfolded and empty: a tool-call fragment's)
+                    and update.finish_reason is None
+                    and update.role is None
+                    and update.additional_properties is None
+                    and update.choice_index == self._index
+                ):
+                    continue
+            elif (
+                update._kind is TextContent
                 and update.choice_index == self._index
                 and update.finish_reason is None
                 and update.role is None
@@ -298,7 +306,9 @@ class _StreamRecovery:
                 self._last = update  # (server reasoning every stage hands on as it is)
                 self._gather(text, TextReasoningContent)
                 return
-        contents = update.contents
+        contents = update._contents
+        if contents is None:  # (unfolded: one text, or nothing; not ``contents``: no list)
+            contents = [] if update._text is None else update.contents
         try:
             if contents:
                 update.contents = recovery.process(contents)
@@ -309,7 +319,7 @@ class _StreamRecovery:
         except LimitPassed as passed:
             raise self._failed(passed, update.choice_index) from None
         self._last = update
-        contents = update.contents
+        contents = update._contents or []  # (still unfolded: nothing)
         if (
             len(contents) <= 1
             and update.role is None

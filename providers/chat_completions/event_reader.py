@@ -1,0 +1,223 @@
+"""The chat client's per-event hot path: one network read's events into updates.
+
+Three ways in, cheapest first, each for what the one before cannot take:
+
+1. an event whose bytes are the stream's common chunk with another text (``event_templates``):
+   only that text is parsed;
+2. a parsed chunk that is the common chunk with another text, id, model, time or index
+   (``chunk_shapes.Template`` and ``FragmentTemplate``): recognised with a handful of C calls;
+3. the full path (``ChunkNormalizer.feed``), which learns the templates.
+
+The updates of 1 and 2 are unfolded (``response_update``): an update and its text, nothing else.
+What is learnt is kept on the ``ChunkNormalizer`` (its state is the stream's); this module only
+reads events with it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from providers.abstractions.contents import TextContent
+from providers.abstractions.response_update import ChatResponseUpdate
+from providers.chat_completions.chunk_shapes import FragmentTemplate, Template, choice_head, head
+from providers.chat_completions.event_json import fast_loads, loads
+from providers.chat_completions.event_templates import EventTemplate, learn
+from providers.transport.json_guard import nests_deeper, too_deep
+
+if TYPE_CHECKING:
+    from providers.chat_completions.normalize import ChunkNormalizer
+
+__all__ = ["read_events"]
+
+_new = object.__new__  # (as ``normalize`` makes its updates: see there)
+_TEXT_PATH = ("choices", 0, "delta")
+_FRAGMENT_PATH = ("choices", 0, "delta", "tool_calls", 0, "function")
+
+
+def read_events(
+    n: ChunkNormalizer, events: list[bytes]
+) -> tuple[list[ChatResponseUpdate], Exception | None]:
+    """``ChunkNormalizer.read_events``: see the module docstring.
+
+    Hot path: every event of every stream, each way in inline."""
+    updates: list[ChatResponseUpdate] = []
+    append = updates.append
+    t = n._template
+    tb = t.bytes if t is not None else None
+    f = n._fragment
+    fb = f.bytes if f is not None else None
+    depth = n._depth
+    try:
+        for data in events:
+            if tb is not None and data.startswith(tb.prefix) and data.endswith(tb.suffix):
+                try:
+                    text = fast_loads(data[tb.cut : len(data) - tb.tail])
+                except ValueError:
+                    text = None
+                if text and type(text) is str:
+                    update = _new(ChatResponseUpdate)  # see _new
+                    update._contents = None  # unfolded: one text
+                    update._text = text
+                    update._kind = tb.kind
+                    update.role = update.finish_reason = update.additional_properties = None
+                    update.response_id = tb.response_id
+                    update.model_id = tb.model_id
+                    update.created_at = tb.created_at
+                    update.choice_index = tb.index
+                    update._raw = None
+                    update._event = data
+                    append(update)
+                    continue
+            if fb is not None and data.startswith(fb.prefix) and data.endswith(fb.suffix):
+                try:
+                    text = fast_loads(data[fb.cut : len(data) - fb.tail])
+                except ValueError:
+                    text = None
+                if text and type(text) is str and n._append_arguments(fb.index, fb.call, text):
+                    update = _new(ChatResponseUpdate)
+                    update._contents = update._text = None  # unfolded and empty
+                    update._kind = TextContent
+                    update.role = update.finish_reason = update.additional_properties = None
+                    update.response_id = fb.response_id
+                    update.model_id = fb.model_id
+                    update.created_at = fb.created_at
+                    update.choice_index = fb.index
+                    update._raw = None
+                    update._event = data
+                    append(update)
+                    continue
+            if data == b"[DONE]":
+                n.done = True
+                break
+            try:  # loads(), inline: the parse of nearly every other chunk
+                chunk = fast_loads(data)
+            except ValueError:
+                chunk = None
+            if type(chunk) is not dict:
+                chunk = loads(data, n._backend, depth)  # json's, or an error
+            elif len(data) > 2 * depth and nests_deeper(chunk, data, depth):
+                raise too_deep(depth, "a stream event", n._backend)
+            if t is not None and len(chunk) == t.top_len:
+                try:
+                    response_id, model_id, created, choices = head(chunk)
+                    rest = t.top_rest
+                    if (
+                        (rest is None or rest(chunk) == t.top_rest_values)
+                        and type(choices) is list
+                        and len(choices) == 1
+                    ):
+                        choice = choices[0]
+                        if type(choice) is dict and len(choice) == t.choice_len:
+                            index, delta, finish = choice_head(choice)
+                            rest = t.choice_rest
+                            if (
+                                finish is None
+                                and type(index) is int
+                                and type(delta) is dict
+                                and len(delta) == t.delta_len
+                                and (rest is None or rest(choice) == t.choice_rest_values)
+                            ):
+                                text = delta[t.field]
+                                rest = t.delta_rest
+                                if (
+                                    text
+                                    and type(text) is str
+                                    and type(response_id) is str
+                                    and (rest is None or rest(delta) == t.delta_rest_values)
+                                ):
+                                    update = _new(ChatResponseUpdate)  # see _new
+                                    update._contents = None  # unfolded: one text
+                                    update._text = text
+                                    update._kind = t.kind
+                                    update.role = update.finish_reason = None
+                                    update.response_id = response_id
+                                    update.model_id = model_id
+                                    update.created_at = created if type(created) is int else None
+                                    update.choice_index = index
+                                    update.additional_properties = update._raw = None
+                                    update._event = data
+                                    append(update)
+                                    if n._relearn > 0:
+                                        tb = _learn_text(
+                                            n, t, data, chunk, update=update, text=text
+                                        )
+                                    continue
+                except KeyError:
+                    pass  # (a key of the template missing: not the common chunk)
+            if f is not None:  # (the common tool-call chunk, ``FragmentTemplate``)
+                fragment = f.read(chunk, n._append_arguments)
+                if fragment is not None:
+                    fragment._raw = None
+                    fragment._event = data
+                    append(fragment)
+                    if n._relearn > 0:
+                        fb = _learn_fragment(n, f, data, chunk, fragment)
+                    continue
+            made = n._feed_full(chunk)
+            for update in made:
+                if update.finish_reason is not None:
+                    n.finished = True
+                update._raw = None  # (the chunk is kept as its bytes)
+                update._event = data
+                append(update)
+            if n._template is not t:
+                t = n._template
+                tb = None
+                if t is not None and n._relearn > 0 and len(made) == 1:  # (learnt from it)
+                    text = made[0].contents[0].text  # type: ignore[attr-defined]
+                    tb = _learn_text(n, t, data, chunk, update=made[0], text=text)
+            if n._fragment is not f:
+                f = n._fragment
+                fb = f.bytes if f is not None else None
+    except Exception as exc:  # (handed over, with the updates before it)
+        return updates, exc
+    return updates, None
+
+
+def _learn_text(
+    n: ChunkNormalizer,
+    t: Template,
+    data: bytes,
+    chunk: dict[str, Any],
+    *,
+    update: ChatResponseUpdate,
+    text: str,
+) -> EventTemplate | None:
+    """The event template of ``data``, a common chunk ``t`` read as ``update`` (``text``)."""
+    n._relearn -= 1
+    cut = learn(data, chunk, _TEXT_PATH, t.field, text)
+    t.bytes = (
+        None
+        if cut is None
+        else EventTemplate(
+            *cut,
+            (update.response_id, update.model_id, update.created_at, update.choice_index),
+            t.kind,
+        )
+    )
+    return t.bytes
+
+
+def _learn_fragment(
+    n: ChunkNormalizer,
+    f: FragmentTemplate,
+    data: bytes,
+    chunk: dict[str, Any],
+    update: ChatResponseUpdate,
+) -> EventTemplate | None:
+    """The event template of ``data``, a tool-call fragment ``f`` read as ``update``."""
+    n._relearn -= 1
+    entry = chunk["choices"][0]["delta"]["tool_calls"][0]  # (as ``f`` has just read it)
+    text = entry["function"]["arguments"]
+    cut = learn(data, chunk, _FRAGMENT_PATH, "arguments", text)
+    f.bytes = (
+        None
+        if cut is None
+        else EventTemplate(
+            *cut,
+            (update.response_id, update.model_id, update.created_at, update.choice_index),
+            TextContent,
+            entry["index"],
+        )
+    )
+    return f.bytes

@@ -26,7 +26,6 @@ import httpx
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import EventLoopError, ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
-from providers.abstractions.services import ChatClientMetadata
 from providers.backends import BackendProfile
 from providers.chat_completions.request_headers import merge_request_headers
 from providers.transport.bodies import ACCEPT_ENCODING, read_whole
@@ -286,6 +285,9 @@ class HttpClientBase:
         root, model id) when that is asked for; else ``None``."""
         if isinstance(self, service_type):
             return self
+        # deferred: a dataclass (~1 ms of cold start) that only a framework asking for it needs
+        from providers.abstractions.services import ChatClientMetadata
+
         if service_type is ChatClientMetadata:
             metadata = ChatClientMetadata(self.profile.name, self.endpoint.api_base, self.model_id)
             return metadata if isinstance(metadata, service_type) else None

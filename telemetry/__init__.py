@@ -26,6 +26,7 @@ if _TYPE_CHECKING:
         VllmTimingsExtractor,
         extractor_for,
     )
+    from telemetry.measurement import Measurement
     from telemetry.otel import OpenTelemetryChatClient
     from telemetry.recorder import (
         RETRY_ATTEMPTS_PROPERTY,
@@ -39,7 +40,6 @@ if _TYPE_CHECKING:
         REQUEST_TIMINGS,
         SERVER_REPORTED,
         ClientTimings,
-        Measurement,
         RequestTimings,
         ServerTimings,
         Source,
@@ -69,7 +69,7 @@ _LAZY: dict[str, str] = {
     "REQUEST_TIMINGS": "telemetry.timings",
     "SERVER_REPORTED": "telemetry.timings",
     "ClientTimings": "telemetry.timings",
-    "Measurement": "telemetry.timings",
+    "Measurement": "telemetry.measurement",
     "RequestTimings": "telemetry.timings",
     "ServerTimings": "telemetry.timings",
     "Source": "telemetry.timings",

@@ -17,11 +17,11 @@ from typing import Any
 from providers.abstractions.chat_response import ChatResponse
 from telemetry.cache_hint import CacheReportHint
 from telemetry.extractors import TimingsExtractor, extractor_for
+from telemetry.measurement import Measurement
 from telemetry.recorder import RequestRecord
 from telemetry.timings import (
     CLIENT_MEASURED,
     SERVER_REPORTED,
-    Measurement,
     RequestTimings,
     ServerTimings,
     request_timings,

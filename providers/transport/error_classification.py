@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["error_from_response", "error_from_stream_event"]
 
-_VALIDATION = re.compile(r"\s*\d+ validation errors?\b")
+_VALIDATION = r"\s*\d+ validation errors?\b"
 """Pydantic's summary line ("1 validation error for …", "2 validation errors:")."""
 _MESSAGE_LIMIT = 1000  # characters of the server's message quoted in an exception's message
 
@@ -151,7 +151,7 @@ def _status_class(status: int | None, parsed: ErrorBody) -> type[ApiStatusError]
         return ApiStatusError  # "try again" statuses: the request itself is fine
     if status in (502, 503, 504):
         return BackendUnavailableError
-    if status == 500 and _VALIDATION.match(parsed.message):
+    if status == 500 and re.match(_VALIDATION, parsed.message):
         # llama-cpp-python wraps FastAPI's request validation in its 500 (docs/wire.md §7):
         # the request is wrong, and sending it again would only fail again.
         return InvalidRequestError

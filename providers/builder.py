@@ -16,17 +16,16 @@ iterator composes the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from providers.abstractions.chat_client import ChatClient
 from providers.layers.extra_body import ExtraBodyChatClient
-from providers.layers.fallback import FallbackChatClient
-from providers.layers.function_invocation import FunctionInvokingChatClient
 from providers.layers.retry import RetryingChatClient, RetryPolicy
-from providers.layers.session_affinity import SessionAffinity, SessionAffinityChatClient
 from providers.layers.text_recovery import TextRecoveryChatClient
-from telemetry.otel import OpenTelemetryChatClient
 from telemetry.telemetry_client import TelemetryChatClient
+
+if TYPE_CHECKING:
+    from providers.layers.session_affinity import SessionAffinity
 
 __all__ = ["ChatClientBuilder"]
 
@@ -68,6 +67,9 @@ class ChatClientBuilder:
 
     def use_opentelemetry(self, **kwargs: Any) -> ChatClientBuilder:
         """``OpenTelemetryChatClient(inner, **kwargs)`` (needs the ``otel`` extra)."""
+        # deferred: not in the standard pipeline; ~3 ms of a first request's cold start
+        from telemetry.otel import OpenTelemetryChatClient
+
         return self.use(lambda inner: OpenTelemetryChatClient(inner, **kwargs))
 
     def use_text_tool_calls(
@@ -92,6 +94,9 @@ class ChatClientBuilder:
         """``FunctionInvokingChatClient(inner, **kwargs)``: runs the ``AIFunction`` calls the
         model makes and asks again. Add it first, so it sees the calls text recovery finds and
         every round goes through the layers inside it (each request retried, each traced)."""
+        # deferred: a layer the standard pipeline leaves out; not loaded for a first request
+        from providers.layers.function_invocation import FunctionInvokingChatClient
+
         return self.use(lambda inner: FunctionInvokingChatClient(inner, **kwargs))
 
     def use_session_affinity(
@@ -102,6 +107,9 @@ class ChatClientBuilder:
         its mode (``vllm-router``, ``smg``, ``header``, ``echo``) with the other fields as
         ``kwargs``; ``None`` is ``SessionAffinity()`` (vllm-router). Add it outside retry and
         fallback, as the standard pipeline does, so that each call's key is fixed once."""
+        # deferred: off by default; ~1.5 ms of a first request's cold start (-X importtime)
+        from providers.layers.session_affinity import SessionAffinity, SessionAffinityChatClient
+
         if affinity is None or isinstance(affinity, str):
             affinity = SessionAffinity(affinity or "vllm-router", **kwargs)
         elif kwargs:
@@ -112,4 +120,7 @@ class ChatClientBuilder:
     def use_fallback(self, fallback: ChatClient, **kwargs: Any) -> ChatClientBuilder:
         """``FallbackChatClient(inner, fallback, **kwargs)``: the built pipeline so far, from
         this layer inwards, is the main backend."""
+        # deferred: a layer the standard pipeline leaves out; not loaded for a first request
+        from providers.layers.fallback import FallbackChatClient
+
         return self.use(lambda inner: FallbackChatClient(inner, fallback, **kwargs))

@@ -31,10 +31,10 @@ from providers.builder import ChatClientBuilder
 from providers.chat_completions.client import OpenAiCompatibleChatClient, Timeouts
 from providers.layers.extra_body import ExtraBodyChatClient, merge_extra_body
 from providers.layers.retry import RetryPolicy
-from providers.layers.session_affinity import SessionAffinity
 
 if TYPE_CHECKING:
     from providers.backends import BackendProfile
+    from providers.layers.session_affinity import SessionAffinity
     from providers.responses import OpenAiCompatibleResponsesClient
 
 __all__ = [

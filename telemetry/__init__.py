@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from providers._lazy import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from telemetry.cache import CacheEvolution, CacheReportHint, CacheTurn
+    from telemetry.cache import CacheEvolution, CacheTurn
+    from telemetry.cache_hint import CacheReportHint
     from telemetry.extractors import (
         GenericTimingsExtractor,
         LlamaCppTimingsExtractor,
@@ -25,6 +26,7 @@ if _TYPE_CHECKING:
         VllmTimingsExtractor,
         extractor_for,
     )
+    from telemetry.measurement import Measurement
     from telemetry.otel import OpenTelemetryChatClient
     from telemetry.recorder import (
         RETRY_ATTEMPTS_PROPERTY,
@@ -38,7 +40,6 @@ if _TYPE_CHECKING:
         REQUEST_TIMINGS,
         SERVER_REPORTED,
         ClientTimings,
-        Measurement,
         RequestTimings,
         ServerTimings,
         Source,
@@ -49,7 +50,7 @@ if _TYPE_CHECKING:
 # reader) pays for neither the structlog client nor the OpenTelemetry layer nor the recorder.
 _LAZY: dict[str, str] = {
     "CacheEvolution": "telemetry.cache",
-    "CacheReportHint": "telemetry.cache",
+    "CacheReportHint": "telemetry.cache_hint",
     "CacheTurn": "telemetry.cache",
     "GenericTimingsExtractor": "telemetry.extractors",
     "LlamaCppTimingsExtractor": "telemetry.extractors",
@@ -68,7 +69,7 @@ _LAZY: dict[str, str] = {
     "REQUEST_TIMINGS": "telemetry.timings",
     "SERVER_REPORTED": "telemetry.timings",
     "ClientTimings": "telemetry.timings",
-    "Measurement": "telemetry.timings",
+    "Measurement": "telemetry.measurement",
     "RequestTimings": "telemetry.timings",
     "ServerTimings": "telemetry.timings",
     "Source": "telemetry.timings",

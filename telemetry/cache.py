@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from providers.abstractions.chat_response import ChatResponse
-from providers.abstractions.logs import get_logger
-from telemetry import events
+from telemetry.cache_hint import CacheReportHint
 from telemetry.extractors import TimingsExtractor, extractor_for
+from telemetry.measurement import Measurement
 from telemetry.recorder import RequestRecord
 from telemetry.timings import (
     CLIENT_MEASURED,
     SERVER_REPORTED,
-    Measurement,
     RequestTimings,
     ServerTimings,
     request_timings,
@@ -30,47 +29,7 @@ from telemetry.timings import (
 
 __all__ = ["CacheEvolution", "CacheReportHint", "CacheTurn"]
 
-_LOG = get_logger(__name__)
-
 NA = "n/a"
-
-
-class CacheReportHint:
-    """Logs, at most once per instance, that the backend needs a flag to report cached tokens.
-
-    Give one instance to both a ``TelemetryChatClient`` and a ``CacheEvolution`` to log it once
-    for both. Once any report carried cached tokens, the hint is never logged.
-    """
-
-    __slots__ = ("_done", "_logger")
-
-    def __init__(self, logger: Any = None) -> None:
-        self._logger = logger if logger is not None else _LOG
-        self._done = False
-
-    @property
-    def logged(self) -> bool:
-        return self._done
-
-    def check(self, server: ServerTimings | None) -> None:
-        if self._done or server is None:
-            return
-        if server.cached_input_tokens is not None:
-            self._done = True  # the server does report them: nothing to hint
-            return
-        flag = server.missing_cache_flag
-        if flag is None:
-            return
-        self._done = True
-        self._logger.warning(
-            events.CACHE_REPORT_UNAVAILABLE,
-            **{
-                events.BACKEND: server.backend,
-                events.SERVER_FLAG: flag,
-                events.HINT: f"{server.backend} reports cached prompt tokens only when started "
-                f"with {flag}; until then they show as n/a, not 0",
-            },
-        )
 
 
 def _server(value: float | None, unit: str) -> Measurement | None:

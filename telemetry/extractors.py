@@ -23,15 +23,22 @@ backend's row in ``providers.backends`` (its ``timings`` kind).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Protocol, runtime_checkable
+import importlib
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.contents import UsageDetails
 from providers.abstractions.usage import parse_usage
 from providers.backends import Backend, BackendProfile, profile_for
 from telemetry.timings import ServerTimings
+
+if TYPE_CHECKING:
+    from telemetry._generic_extractor import GenericTimingsExtractor
+    from telemetry._llamacpp_extractor import LlamaCppTimingsExtractor
+    from telemetry._sglang_extractor import SglangTimingsExtractor
+    from telemetry._vllm_extractor import VllmTimingsExtractor
 
 __all__ = [
     "BY_TIMINGS_KIND",
@@ -83,7 +90,7 @@ def _first(*values: int | None) -> int | None:
     return next((v for v in values if v is not None), None)
 
 
-def _read(
+def read_report(
     source: TimingsSource, backend: str, read_timings: bool, cache_flag: str | None
 ) -> ServerTimings | None:
     usage, timings = _parts(source)
@@ -116,59 +123,51 @@ def _read(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class LlamaCppTimingsExtractor:
-    """llama.cpp: the ``timings`` object first, ``usage`` for what it lacks."""
+class _ByKind(Mapping[str, Callable[[str], TimingsExtractor]]):
+    """The extractor classes by kind, each module imported when its kind is first asked for."""
 
-    backend: str = "llamacpp"
+    def __getitem__(self, kind: str) -> Callable[[str], TimingsExtractor]:
+        name = _KIND_CLASS[kind]  # (KeyError for an unknown kind, as a dict would raise)
+        return getattr(sys.modules[__name__], name)  # type: ignore[no-any-return]
 
-    def extract(self, source: TimingsSource) -> ServerTimings | None:
-        return _read(source, self.backend, True, None)
+    def __iter__(self) -> Iterator[str]:
+        return iter(_KIND_CLASS)
 
+    def __len__(self) -> int:
+        return len(_KIND_CLASS)
 
-@dataclass(frozen=True, slots=True)
-class VllmTimingsExtractor:
-    """vLLM: ``usage.prompt_tokens_details.cached_tokens`` (with the flag) and
-    ``completion_tokens_details.reasoning_tokens``; speed comes from ``ClientTimings``."""
-
-    backend: str = "vllm"
-    cache_flag: str = "--enable-prompt-tokens-details"
-
-    def extract(self, source: TimingsSource) -> ServerTimings | None:
-        return _read(source, self.backend, False, self.cache_flag)
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
-@dataclass(frozen=True, slots=True)
-class SglangTimingsExtractor:
-    """SGLang: cached tokens (with the flag) and the top-level ``usage.reasoning_tokens``."""
-
-    backend: str = "sglang"
-    cache_flag: str = "--enable-cache-report"
-
-    def extract(self, source: TimingsSource) -> ServerTimings | None:
-        return _read(source, self.backend, False, self.cache_flag)
-
-
-@dataclass(frozen=True, slots=True)
-class GenericTimingsExtractor:
-    """OpenAI and unknown servers: standard ``usage``, plus a llama.cpp-style ``timings`` object
-    if one is there (an undetected llama.cpp, or a server derived from it). Its keys are checked
-    by name and type, so an unrelated ``timings`` field yields nothing rather than nonsense."""
-
-    backend: str = "generic"
-
-    def extract(self, source: TimingsSource) -> ServerTimings | None:
-        return _read(source, self.backend, True, None)
-
-
-BY_TIMINGS_KIND: Final[Mapping[str, Callable[[str], TimingsExtractor]]] = {
-    "llamacpp": LlamaCppTimingsExtractor,
-    "vllm": VllmTimingsExtractor,
-    "sglang": SglangTimingsExtractor,
-    "generic": GenericTimingsExtractor,
+_KIND_CLASS: Final = {
+    "llamacpp": "LlamaCppTimingsExtractor",
+    "vllm": "VllmTimingsExtractor",
+    "sglang": "SglangTimingsExtractor",
+    "generic": "GenericTimingsExtractor",
 }
+_CLASS_MODULE: Final = {
+    "LlamaCppTimingsExtractor": "telemetry._llamacpp_extractor",
+    "VllmTimingsExtractor": "telemetry._vllm_extractor",
+    "SglangTimingsExtractor": "telemetry._sglang_extractor",
+    "GenericTimingsExtractor": "telemetry._generic_extractor",
+}
+
+BY_TIMINGS_KIND: Final[Mapping[str, Callable[[str], TimingsExtractor]]] = _ByKind()
 """``BackendProfile.timings`` → the extractor kind, built with the backend's name as its label.
 Every ``TimingsKind`` has an entry (``tests/unit/test_backends_table.py``)."""
+
+
+def __getattr__(name: str) -> Any:
+    # The extractor classes live one per module (each is a frozen dataclass, about 1 ms to build
+    # on first import, and a client needs only its backend's); they are resolved here on first
+    # use, as ``providers._lazy`` resolves a package root's names.
+    module = _CLASS_MODULE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 def extractor_for(

@@ -31,7 +31,7 @@ from providers.abstractions.logs import get_logger
 from providers.abstractions.properties import set_property
 from providers.backends import BackendProfile
 from telemetry._observing import ObservingChatClient
-from telemetry.cache import CacheReportHint
+from telemetry.cache_hint import CacheReportHint
 from telemetry.events import request_event
 from telemetry.extractors import TimingsExtractor
 from telemetry.recorder import RequestRecord

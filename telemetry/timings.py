@@ -13,10 +13,15 @@ Values are floats as the server sent them: no scaling to integers, no truncation
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+
+if TYPE_CHECKING:
+    from telemetry.measurement import Measurement
 
 __all__ = [
     "CLIENT_MEASURED",
@@ -37,18 +42,6 @@ CLIENT_MEASURED: Final = "client_measured"
 REQUEST_TIMINGS: Final = "request_timings"
 """``additional_properties`` key of the ``RequestTimings`` on a ``ChatResponse`` and on the last
 update of a stream. Not ``"timings"``: that key already holds llama.cpp's raw object."""
-
-
-@dataclass(frozen=True, slots=True)
-class Measurement:
-    """One number, its unit and where it came from."""
-
-    value: float
-    unit: str
-    source: Source
-
-    def to_dict(self) -> dict[str, float | str]:
-        return {"value": self.value, "unit": self.unit, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +89,17 @@ class ServerTimings:
 
     def measurements(self) -> dict[str, Measurement]:
         """The timing values (token counts excluded: they are the response's ``usage``)."""
-        out: dict[str, Measurement] = {}
+        # deferred: see ``__getattr__`` below (a dataclass the request's log event never needs)
+        from telemetry.measurement import Measurement
+
+        return {name: Measurement(v, unit, src) for name, v, unit, src in self._values()}
+
+    def _values(self) -> Iterator[tuple[str, float, str, Source]]:
+        """``(name, value, unit, source)`` of each reported timing, in ``measurements`` order."""
         for name, unit in _SERVER_FIELDS:
             value = getattr(self, name)
             if value is not None:
-                out[f"{name}_server"] = Measurement(value, unit, SERVER_REPORTED)
-        return out
+                yield f"{name}_server", value, unit, SERVER_REPORTED
 
 
 _SERVER_FIELDS: tuple[tuple[str, str], ...] = (
@@ -209,8 +207,14 @@ class RequestTimings:
 
     def measurements(self) -> dict[str, Measurement]:
         """Every known timing value by its source-suffixed name."""
+        # deferred: see ``__getattr__`` below (a dataclass the request's log event never needs)
+        from telemetry.measurement import Measurement
+
+        return {name: Measurement(v, unit, src) for name, v, unit, src in self._values()}
+
+    def _values(self) -> Iterator[tuple[str, float, str, Source]]:
+        """``(name, value, unit, source)`` of each known timing, in ``measurements`` order."""
         client = self.client
-        out: dict[str, Measurement] = {}
         for name, value, unit in (
             ("time_to_headers_ms_client", client.time_to_headers_ms, "ms"),
             ("time_to_first_byte_ms_client", client.time_to_first_byte_ms, "ms"),
@@ -220,14 +224,13 @@ class RequestTimings:
             ("output_tokens_per_second_client", self.output_tokens_per_second_client, "token/s"),
         ):
             if value is not None:
-                out[name] = Measurement(value, unit, CLIENT_MEASURED)
+                yield name, value, unit, CLIENT_MEASURED
         if self.server is not None:
-            out.update(self.server.measurements())
-        return out
+            yield from self.server._values()
 
     def to_dict(self) -> dict[str, float]:
         """``{name: value}`` for logs and span attributes; the name suffix is the source."""
-        return {name: m.value for name, m in self.measurements().items()}
+        return {name: value for name, value, _, _ in self._values()}
 
 
 def request_timings(response: ChatResponse | ChatResponseUpdate) -> RequestTimings | None:
@@ -235,3 +238,13 @@ def request_timings(response: ChatResponse | ChatResponseUpdate) -> RequestTimin
     props = response.additional_properties
     value = props.get(REQUEST_TIMINGS) if props else None
     return value if isinstance(value, RequestTimings) else None
+
+
+def __getattr__(name: str) -> Any:
+    # ``Measurement`` lives in ``telemetry.measurement``: a frozen dataclass (about 1 ms to build
+    # on first import) that a request's timings and log event never make. Still importable here.
+    if name != "Measurement":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = importlib.import_module("telemetry.measurement").Measurement
+    globals()[name] = value
+    return value

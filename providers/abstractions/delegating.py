@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.options import ChatOptions
-from providers.abstractions.services import capabilities_of, service_of
 from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of
 
 if TYPE_CHECKING:
@@ -66,10 +65,16 @@ class DelegatingChatClient:
         """This layer, or whatever the layers inside it offer (``service_of``)."""
         if isinstance(self, service_type):
             return self
+        # deferred: keeps ChatClientMetadata's dataclass out of a chat's cold start (~1 ms)
+        from providers.abstractions.services import service_of
+
         return service_of(self.inner, service_type)
 
     async def get_capabilities(self, *, refresh: bool = False) -> Any:
         """The wire client's ``get_capabilities()``, through every layer in between."""
+        # deferred: keeps ChatClientMetadata's dataclass out of a chat's cold start (~1 ms)
+        from providers.abstractions.services import capabilities_of
+
         return await capabilities_of(self.inner, refresh=refresh)
 
     def as_sync(self) -> SyncChatClient:

@@ -63,7 +63,7 @@ bare ``AIContent`` (a Responses-API item) must not reach a chat request."""
 _READ_KEYS = frozenset({"role", "content", "name", "reasoning_content", "tool_calls"})
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3"}
 _AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
-_DATA_URI = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
+_DATA_URI = r"data:([^;,]+);base64,(.*)"  # (re caches it on first use: data URIs only)
 _ABSENT: Final = object()
 _UNKNOWN: Final = object()
 
@@ -148,7 +148,7 @@ def _read_part(part: Any) -> AIContent:
 
 def _read_uri(uri: str, part: Mapping[str, Any]) -> AIContent:
     """A data URI becomes the bytes it holds when writing them back gives the same URI."""
-    match = _DATA_URI.fullmatch(uri)
+    match = re.fullmatch(_DATA_URI, uri, re.DOTALL)
     if match is not None:
         data = _canonical_base64(match[2])
         if data is not None:

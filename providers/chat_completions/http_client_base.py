@@ -23,21 +23,16 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import httpx
 
-from capabilities.model_id import model_not_found_error
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import EventLoopError, ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
-from providers.abstractions.services import ChatClientMetadata
-from providers.abstractions.sync_client import SyncChatClient
 from providers.backends import BackendProfile
 from providers.chat_completions.request_headers import merge_request_headers
 from providers.transport.bodies import ACCEPT_ENCODING, read_whole
 from providers.transport.endpoint import Endpoint, redact_url
-from providers.transport.error_classification import error_from_response
 from providers.transport.error_mapping import TransportErrorMapping
 from providers.transport.httpx2_bridge import is_httpx2_client, through_httpx2
 from providers.transport.loop_pools import LoopPools
-from providers.transport.retry_after import retry_after_from_headers
 from providers.transport.stale_connections import new_http_client
 from providers.transport.timeouts import Timeouts, budget_error
 
@@ -46,6 +41,7 @@ if TYPE_CHECKING:
     from providers.abstractions.chat_client import ChatClient, ChatInput
     from providers.abstractions.options import ChatOptions
     from providers.abstractions.structured_output import StructuredResponse
+    from providers.abstractions.sync_client import SyncChatClient
     from providers.transport.httpx2_bridge import AsyncHttpClient
 
 __all__ = [
@@ -194,6 +190,9 @@ class HttpClientBase:
 
     def as_sync(self) -> SyncChatClient:
         """This client behind a blocking API (``SyncChatClient``), on a private loop thread."""
+        # deferred: the blocking API's loop thread is not part of an async client's cold start
+        from providers.abstractions.sync_client import SyncChatClient
+
         return SyncChatClient(cast("ChatClient", self))  # (each wire client is a ChatClient)
 
     async def aclose(self) -> None:
@@ -233,6 +232,18 @@ class HttpClientBase:
     def _status_error(self, status: int, body: bytes, headers: httpx.Headers) -> ProviderError:
         """The typed error for an HTTP error answer; an unknown model gets the served ids and
         the closest match in its message (vLLM answers 404, SGLang 400)."""
+        # The error-answer path (its patterns, difflib for the closest model id) costs about
+        # 4 ms of a first request's cold start (-X importtime); a request that succeeds never
+        # uses it.
+        # deferred: error answers only (cold start, above)
+        from capabilities.model_id import model_not_found_error
+
+        # deferred: error answers only (cold start, above)
+        from providers.transport.error_classification import error_from_response
+
+        # deferred: error answers only (cold start, above)
+        from providers.transport.retry_after import retry_after_from_headers
+
         backend = self.profile.name
         if status in (400, 404) and self.model_id:
             cached = self._resolver.cached(self.model_id) if self._resolver else None
@@ -274,6 +285,9 @@ class HttpClientBase:
         root, model id) when that is asked for; else ``None``."""
         if isinstance(self, service_type):
             return self
+        # deferred: a dataclass (~1 ms of cold start) that only a framework asking for it needs
+        from providers.abstractions.services import ChatClientMetadata
+
         if service_type is ChatClientMetadata:
             metadata = ChatClientMetadata(self.profile.name, self.endpoint.api_base, self.model_id)
             return metadata if isinstance(metadata, service_type) else None

@@ -163,7 +163,7 @@ def messages_to_wire(
 
 # --- what httpx can encode ---------------------------------------------------------------------
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,39}")
+_NAME = r"[A-Za-z_][A-Za-z0-9_-]{0,39}"  # (re caches it on first use: error messages only)
 
 
 class _Unencodable(Exception):
@@ -180,7 +180,7 @@ class _Unencodable(Exception):
         for key in reversed(self.path):
             if isinstance(key, int):
                 parts.append(f"[{key}]")
-            elif isinstance(key, str) and _NAME.fullmatch(key):
+            elif isinstance(key, str) and re.fullmatch(_NAME, key):
                 parts.append(f".{key}" if parts else key)
             else:
                 parts.append(f"[{ascii(key)[:42]}]")

@@ -19,6 +19,7 @@ and ``finish`` raise ``LimitPassed``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from providers.abstractions.contents import (
     AIContent,
@@ -31,7 +32,9 @@ from providers.abstractions.options import ToolDeclaration
 from providers.layers.block_whitespace import BlockWhitespace
 from providers.layers.recovery_triggers import AUTO, OFF, fresh_plain, plain
 from providers.reasoning import ReasoningParser
-from providers.text_tool_calls import TextToolCallParser
+
+if TYPE_CHECKING:
+    from providers.text_tool_calls import TextToolCallParser
 
 __all__ = ["AUTO", "OFF", "ChoiceRecovery", "LimitPassed"]
 
@@ -127,6 +130,11 @@ class ChoiceRecovery:
             None if mode == OFF else ReasoningParser(mode, calls_end_reasoning=self._calls_end)
         )
         mode = self._tools_mode
+        # The tool-call parser's formats cost about 10 ms of a first request's cold start
+        # (-X importtime), and only a request that offers tools needs them.
+        # deferred: only with tools offered (cold start, above)
+        from providers.text_tool_calls import TextToolCallParser
+
         self._tools = None if mode == OFF else TextToolCallParser(mode, self._tool_declarations)
         if self._tools is not None and begun:
             self._tools.line_begun()  # (the fast path passed the first line's start)

@@ -11,7 +11,6 @@ from functools import cache
 from typing import Final
 
 from providers.reasoning import ReasoningParser
-from providers.text_tool_calls import TextToolCallParser
 
 __all__ = ["AUTO", "OFF", "fresh_plain", "plain"]
 
@@ -23,10 +22,19 @@ AUTO: Final = "auto"
 def fresh_plain(reasoning_mode: str, tools_mode: str) -> tuple[str, str, str, str] | None:
     """``plain`` of fresh parsers in these modes (their triggers depend on the format only)."""
     reasoning = "" if reasoning_mode == OFF else ReasoningParser(reasoning_mode).plain_triggers()
-    tools = "" if tools_mode == OFF else TextToolCallParser(tools_mode).plain_triggers()
+    tools = "" if tools_mode == OFF else _tool_call_triggers(tools_mode)
     if reasoning is None or tools is None:
         return None
     return plain(reasoning + tools)
+
+
+def _tool_call_triggers(tools_mode: str) -> str | None:
+    # A request that offers no tool needs no tool-call parser, and the parser's formats cost
+    # about 10 ms of a first request's cold start (-X importtime).
+    # deferred: only with tools offered (cold start, above)
+    from providers.text_tool_calls import TextToolCallParser
+
+    return TextToolCallParser(tools_mode).plain_triggers()
 
 
 @cache

@@ -19,6 +19,7 @@ and only its end tells which it is); trailing whitespace is held until text foll
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from providers.abstractions.contents import AIContent, TextContent, TextReasoningContent
 
@@ -34,10 +35,15 @@ _OPENINGS = (
     "assistantfinal",
 )
 _MARKS = ("assistantanalysis", "assistantcommentary", "assistantfinal")
-_MARK = re.compile("|".join(_MARKS), re.IGNORECASE)
 _PREFIXES = frozenset(m[:k] for m in _MARKS for k in range(1, len(m)))
 _WINDOW = max(map(len, _MARKS)) - 1
-_TRAILING_SPACE = re.compile(r"\s+\Z")
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The channel-word and trailing-space patterns, compiled when a harmony text first needs
+    them rather than on every client's first import (only gpt-oss writes this form)."""
+    return re.compile("|".join(_MARKS), re.IGNORECASE), re.compile(r"\s+\Z")
 
 
 class TextFormGate:
@@ -90,7 +96,7 @@ class HarmonyText:
                 return []  # (the gate only lets a matching start through)
             self._open(head.group(), out)
             pos = head.end()
-        for mark in _MARK.finditer(text, pos):
+        for mark in _patterns()[0].finditer(text, pos):
             self._body(text[pos : mark.start()], out)
             self._close(out)
             self._open(mark.group(), out)
@@ -124,7 +130,7 @@ class HarmonyText:
                 return
             self._lead = False
             self._start_part(out)
-        trailing = _TRAILING_SPACE.search(text)
+        trailing = _patterns()[1].search(text)
         cut = trailing.start() if trailing else len(text)
         if cut:
             self._emit(self._space + text[:cut], out)

@@ -12,10 +12,15 @@ request let the model call: the one rule, shared with the wire clients, for when
 executable.
 """
 
-from providers.text_tool_calls._parser import TextToolCallParser
-from providers.text_tool_calls._protocol import ERROR_KEY
-from providers.text_tool_calls._registry import FORMAT_NAMES
-from providers.text_tool_calls._tools import not_offered, offered_tool_names, offered_tools
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from providers._lazy import lazy_exports as _lazy_exports
+
+if _TYPE_CHECKING:
+    from providers.text_tool_calls._parser import TextToolCallParser
+    from providers.text_tool_calls._protocol import ERROR_KEY
+    from providers.text_tool_calls._registry import FORMAT_NAMES
+    from providers.text_tool_calls._tools import not_offered, offered_tool_names, offered_tools
 
 __all__ = [
     "ERROR_KEY",
@@ -25,3 +30,18 @@ __all__ = [
     "offered_tool_names",
     "offered_tools",
 ]
+
+# Lazy: every request asks ``offered_tools`` which tools it offered, but only a request that
+# offered some needs a parser, and the parser loads every format (its registry compiles their
+# patterns): about 10 ms of a first request's cold start that a plain chat never uses.
+__getattr__, __dir__ = _lazy_exports(
+    __name__,
+    {
+        "ERROR_KEY": "._protocol",
+        "FORMAT_NAMES": "._registry",
+        "TextToolCallParser": "._parser",
+        "not_offered": "._tools",
+        "offered_tool_names": "._tools",
+        "offered_tools": "._tools",
+    },
+)

@@ -11,7 +11,6 @@ is executable only if it names an offered tool).
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -61,6 +60,9 @@ def _named(tool: Any) -> bool:
 
 def new_call_id() -> str:
     """An OpenAI-shaped id for a call whose format carries none."""
+    # deferred: secrets (and hmac) cost ~0.5 ms of cold start; only a recovered call needs one
+    import secrets
+
     return f"call_{secrets.token_hex(12)}"
 
 

@@ -20,7 +20,7 @@ import json
 import re
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from providers.abstractions.errors import (
     ApiStatusError,
@@ -35,12 +35,17 @@ from providers.abstractions.errors import (
     ServerError,
 )
 from providers.abstractions.limits import DEFAULT_LIMITS
-from providers.transport.context_overflow import context_window, is_context_overflow, prompt_tokens
-from providers.transport.error_bodies import ErrorBody, parse_error_body
+
+if TYPE_CHECKING:
+    from providers.transport.error_bodies import ErrorBody
+
+# Every wire client imports this module, but only an error answer runs it: reading the body
+# (``error_bodies``) and the overflow wordings (``context_overflow``, 17 patterns) cost about
+# 2.5 ms of a first request's cold start (-X importtime), so they load with the first error.
 
 __all__ = ["error_from_response", "error_from_stream_event"]
 
-_VALIDATION = re.compile(r"\s*\d+ validation errors?\b")
+_VALIDATION = r"\s*\d+ validation errors?\b"
 """Pydantic's summary line ("1 validation error for …", "2 validation errors:")."""
 _MESSAGE_LIMIT = 1000  # characters of the server's message quoted in an exception's message
 
@@ -53,6 +58,9 @@ def error_from_response(
     retry_after: float | None = None,
 ) -> ProviderError:
     """The typed error for an HTTP error answer (``retry_after``: ``retry_after_from_headers``)."""
+    # deferred: error answers only (cold start, see the imports)
+    from providers.transport.error_bodies import parse_error_body
+
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     parsed = parse_error_body(text)
     return _classify(
@@ -74,6 +82,9 @@ def error_from_stream_event(
     Only the message's first line is quoted: past the 200 the server has generated text, and
     its errors may quote it (the rest stays in ``body``).
     """
+    # deferred: error answers only (cold start, see the imports)
+    from providers.transport.error_bodies import parse_error_body
+
     parsed = parse_error_body(payload)
     status = _explicit_status(parsed.extra, payload) or _status_from(parsed.code, parsed.error_type)
     first_line, _, rest = parsed.message.strip().partition("\n")
@@ -98,6 +109,13 @@ def _classify(
     prefix: str,
     quoted: str,
 ) -> ProviderError:
+    # deferred: error answers only (cold start, see the imports)
+    from providers.transport.context_overflow import (
+        context_window,
+        is_context_overflow,
+        prompt_tokens,
+    )
+
     message = f"{prefix}: {_bounded(quoted)}" if quoted else prefix
     if retry_after is not None:
         message += f" (the server asked to wait {retry_after:g} s before retrying)"
@@ -133,7 +151,7 @@ def _status_class(status: int | None, parsed: ErrorBody) -> type[ApiStatusError]
         return ApiStatusError  # "try again" statuses: the request itself is fine
     if status in (502, 503, 504):
         return BackendUnavailableError
-    if status == 500 and _VALIDATION.match(parsed.message):
+    if status == 500 and re.match(_VALIDATION, parsed.message):
         # llama-cpp-python wraps FastAPI's request validation in its 500 (docs/wire.md §7):
         # the request is wrong, and sending it again would only fail again.
         return InvalidRequestError

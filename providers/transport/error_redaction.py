@@ -11,15 +11,24 @@ needs it.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 __all__ = ["REDACTED", "redact", "scrub_secrets"]
 
 REDACTED = "<redacted>"
 
-_ECHO_KEY = re.compile(r"""['"]input['"]\s*:\s*""")
-_LAST_READ = re.compile(r"last read: '.*?'(?=; |;$|$)", re.DOTALL)
-_PARSE_AT_POS = re.compile(r"(Failed to parse input at pos \d+:).*", re.DOTALL)
 _CLOSERS = {"[": "]", "(": ")", "{": "}"}
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The echo key, ``last read`` and ``parse input at pos`` patterns, compiled on first use:
+    every wire client imports this module, and only an error message needs them."""
+    return (
+        re.compile(r"""['"]input['"]\s*:\s*"""),
+        re.compile(r"last read: '.*?'(?=; |;$|$)", re.DOTALL),
+        re.compile(r"(Failed to parse input at pos \d+:).*", re.DOTALL),
+    )
 
 
 def redact(message: str) -> str:
@@ -27,16 +36,16 @@ def redact(message: str) -> str:
     if "input" in message:
         message = _redact_echoed_inputs(message)
     if "last read: '" in message:
-        message = _LAST_READ.sub(f"last read: {REDACTED}", message)
+        message = _patterns()[1].sub(f"last read: {REDACTED}", message)
     if "Failed to parse input at pos" in message:
-        message = _PARSE_AT_POS.sub(rf"\1 {REDACTED}", message)
+        message = _patterns()[2].sub(rf"\1 {REDACTED}", message)
     return message
 
 
 def _redact_echoed_inputs(message: str) -> str:
     pieces: list[str] = []
     pos = 0
-    for match in _ECHO_KEY.finditer(message):
+    for match in _patterns()[0].finditer(message):
         if match.start() < pos:
             continue  # inside a value already redacted
         pieces.append(message[pos : match.end()])

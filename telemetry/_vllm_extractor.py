@@ -1,0 +1,29 @@
+"""``VllmTimingsExtractor``: see ``telemetry.extractors``, which exports it.
+
+One module per extractor kind because each is a frozen dataclass (about 1 ms to build on first
+import) and a client needs only its backend's: ``extractor_for`` loads just that one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from telemetry.extractors import TimingsSource, read_report
+
+if TYPE_CHECKING:
+    from telemetry.timings import ServerTimings
+
+__all__ = ["VllmTimingsExtractor"]
+
+
+@dataclass(frozen=True, slots=True)
+class VllmTimingsExtractor:
+    """vLLM: ``usage.prompt_tokens_details.cached_tokens`` (with the flag) and
+    ``completion_tokens_details.reasoning_tokens``; speed comes from ``ClientTimings``."""
+
+    backend: str = "vllm"
+    cache_flag: str = "--enable-prompt-tokens-details"
+
+    def extract(self, source: TimingsSource) -> ServerTimings | None:
+        return read_report(source, self.backend, False, self.cache_flag)

@@ -1,0 +1,28 @@
+"""``Measurement``: one number with its unit and its source (see ``telemetry.timings``).
+
+Apart from ``telemetry.timings``, which re-exports it, because it is a frozen dataclass (about
+1 ms to build on first import) that a request's timings and its log event never make: only
+``measurements()`` and the cache table do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from telemetry.timings import Source
+
+__all__ = ["Measurement"]
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One number, its unit and where it came from."""
+
+    value: float
+    unit: str
+    source: Source
+
+    def to_dict(self) -> dict[str, float | str]:
+        return {"value": self.value, "unit": self.unit, "source": self.source}

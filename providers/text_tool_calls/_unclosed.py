@@ -67,12 +67,15 @@ def recover_unclosed(
         except MalformedBlockError:
             continue
         if any(isinstance(c, FunctionCallContent) for c in contents):
+            text = block  # (the block's text, given once: to the first call that needs it)
             for content in contents:
                 if not isinstance(content, FunctionCallContent):
                     continue
                 content.error = content.error or reason
                 if content.raw is not None and content.raw not in block:
-                    content.raw = block  # not the end markers added to close it
+                    # Not the end markers added to close it. A block that held several calls
+                    # gives its text to the first: the raws still add up to what was sent.
+                    content.raw, text = text, ""
             return contents
     return None
 

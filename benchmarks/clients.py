@@ -34,6 +34,7 @@ from benchmarks.scenarios import TOOL_NAME, GeneratedStream, Outcome, Scenario
 
 __all__ = [
     "FLOORS",
+    "OBJECTS_CHECK",
     "OUR_CLIENTS",
     "POOL_CHECK",
     "REFERENCE_FLOOR",
@@ -43,6 +44,7 @@ __all__ = [
     "SessionFactory",
     "StreamFn",
     "default_clients",
+    "objects_check_client",
     "pool_check_client",
     "reference_floor",
     "scenario_url",
@@ -67,6 +69,11 @@ FLOORS = (REFERENCE_FLOOR, "floor_stdlib")
 OUR_CLIENTS = ("oaicompat", "full", "full_retry")
 """The library's clients: the ones ``--baseline`` measures from another revision too."""
 POOL_CHECK = "floor_httpx_pool"
+OBJECTS_CHECK = "floor_objects"
+"""The orjson floor keeping one small object per chunk (its text in a one-slot instance)
+instead of the string: the least memory an API that hands its caller an object per chunk can
+take when the caller keeps them (the README's collect-then-``from_updates``). Concurrency
+phase only: the issue's memory bar is judged beside it."""
 
 
 def scenario_url(base: str, scenario: Scenario) -> str:
@@ -146,8 +153,27 @@ async def floor_httpx_pool_session(base: str, max_connections: int) -> AsyncIter
 
 
 @asynccontextmanager
-async def _orjson_floor(base: str, limits: httpx.Limits | None) -> AsyncIterator[StreamFn]:
-    """``limits=None``: httpx's default pool (``httpx.Limits()`` would be an unlimited one)."""
+async def floor_objects_session(base: str, max_connections: int) -> AsyncIterator[StreamFn]:
+    """The orjson floor keeping a ``_Token`` per chunk: ``OBJECTS_CHECK``."""
+    async with _orjson_floor(base, _limits(max_connections), keep=_Token) as stream:
+        yield stream
+
+
+class _Token:
+    """The smallest object an API could hand out per chunk: one slot, the text."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+@asynccontextmanager
+async def _orjson_floor(
+    base: str, limits: httpx.Limits | None, keep: Callable[[str], Any] = str
+) -> AsyncIterator[StreamFn]:
+    """``limits=None``: httpx's default pool (``httpx.Limits()`` would be an unlimited one).
+    ``keep``: what is kept of each text until the end (``str``: the text itself)."""
     import orjson
 
     body = orjson.dumps(REQUEST)
@@ -172,16 +198,19 @@ async def _orjson_floor(base: str, limits: httpx.Limits | None) -> AsyncIterator
                         delta = choice["delta"]
                         value = delta.get("content")
                         if value:
-                            text.append(value)
+                            text.append(keep(value))
                         value = delta.get("reasoning_content") or delta.get("reasoning")
                         if value:
-                            reasoning.append(value)
+                            reasoning.append(keep(value))
                         calls = delta.get("tool_calls")
                         if calls:
                             for call in calls:
                                 fragment = (call.get("function") or {}).get("arguments")
                                 if fragment:
                                     arguments.setdefault(call["index"], []).append(fragment)
+            if keep is not str:
+                text = [token.text for token in text]  # type: ignore[attr-defined]
+                reasoning = [token.text for token in reasoning]  # type: ignore[attr-defined]
             return Outcome(
                 "".join(text),
                 "".join(reasoning),
@@ -434,6 +463,12 @@ def default_clients() -> dict[str, ClientSpec]:
         _optional("openai", ClientSpec("openai", "openai-python", openai_session)),
     ]
     return {spec.name: spec for spec in specs}
+
+
+def objects_check_client() -> ClientSpec:
+    """``OBJECTS_CHECK``: concurrency phase only, like ``POOL_CHECK``."""
+    spec = ClientSpec(OBJECTS_CHECK, "floor keeping an object per chunk", floor_objects_session)
+    return _optional("orjson", spec)
 
 
 def pool_check_client() -> ClientSpec:

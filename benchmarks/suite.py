@@ -35,6 +35,7 @@ from benchmarks.clients import (
     ClientSpec,
     Revision,
     default_clients,
+    objects_check_client,
     pool_check_client,
     reference_floor,
 )
@@ -162,7 +163,7 @@ def _run(options: Options, revision: Revision | None) -> tuple[dict[str, Any], i
         shown = specs
         if options.concurrency:
             phase = time.perf_counter()
-            shown = [*specs, pool_check_client()]
+            shown = [*specs, pool_check_client(), objects_check_client()]
             report["concurrency"] = _concurrency(options, shown, base, client_cpu)
             phases["concurrency"] = time.perf_counter() - phase
 

@@ -23,7 +23,7 @@ excluded) and ``repr``.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -36,7 +36,7 @@ from providers.abstractions.contents import (
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
 from providers.abstractions.openai_answers import write_chunk
 
-__all__ = ["ChatResponseUpdate", "TextKind", "parse_event"]
+__all__ = ["ChatResponseUpdate", "EventSource", "TextKind", "parse_event"]
 
 TextKind = type[TextContent] | type[TextReasoningContent]
 _SUBSTANTIVE = (TextContent, TextReasoningContent, FunctionCallContent)
@@ -50,6 +50,14 @@ _COMPARED = (
     "choice_index",
     "additional_properties",
 )
+
+
+class EventSource(Protocol):
+    """Where an unfolded update's event can be written again from its text: the stream's
+    event template (``providers.chat_completions.event_templates``), shared by every update
+    of it, so that an update read from a template keeps no bytes of its own."""
+
+    def event_of(self, text: str) -> bytes: ...
 
 
 def parse_event(event: bytes) -> Any:
@@ -101,8 +109,9 @@ class ChatResponseUpdate:
     _text: str | None
     _kind: TextKind
     _raw: Any
-    _event: bytes | None
-    """The event's bytes, while ``raw`` has not been read."""
+    _event: bytes | EventSource | None
+    """The event's bytes (or, while unfolded, what writes them from the text) while ``raw``
+    has not been read."""
 
     def __init__(  # noqa: PLR0917 - positional, as the dataclass it replaces took them
         self,
@@ -133,15 +142,25 @@ class ChatResponseUpdate:
     def contents(self) -> list[AIContent]:
         contents = self._contents
         if contents is None:
-            text = self._text
+            text = self._fold()
             contents = self._contents = [] if text is None else [self._kind(text)]
-            self._text = None
         return contents
 
     @contents.setter
     def contents(self, value: list[AIContent]) -> None:
+        if self._contents is None:
+            self._fold()
         self._contents = value
+
+    def _fold(self) -> str | None:
+        """Leave the unfolded form: the text, which the update stops holding (its event is
+        written from it first if a template stood for it)."""
+        text = self._text
+        event = self._event
+        if text is not None and event is not None and type(event) is not bytes:
+            self._event = event.event_of(text)  # type: ignore[union-attr]
         self._text = None
+        return text
 
     @property
     def unfolded_text(self) -> str | None:
@@ -159,6 +178,8 @@ class ChatResponseUpdate:
         """What the server sent for this update (the parsed chunk; see the module docstring)."""
         event = self._event
         if event is not None:
+            if type(event) is not bytes:
+                event = event.event_of(self._text)  # type: ignore[union-attr, arg-type]
             self._raw = parse_event(event)
             self._event = None
         return self._raw

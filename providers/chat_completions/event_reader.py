@@ -65,7 +65,7 @@ def read_events(
                     update.created_at = tb.created_at
                     update.choice_index = tb.index
                     update._raw = None
-                    update._event = data
+                    update._event = tb  # (its bytes are the template's with this text)
                     append(update)
                     continue
             if fb is not None and data.startswith(fb.prefix) and data.endswith(fb.suffix):

@@ -72,6 +72,11 @@ class EventTemplate:
         self.kind = kind
         self.call = call
 
+    def event_of(self, text: str) -> bytes:
+        """The event of this template with ``text``: what an update read from it keeps
+        instead of its bytes (``response_update.EventSource``), equal once parsed."""
+        return self.prefix + orjson.dumps(text) + self.suffix
+
 
 def learn(
     data: bytes, chunk: dict[str, Any], path: tuple[Any, ...], key: str, value: str

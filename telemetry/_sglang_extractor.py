@@ -1,14 +1,14 @@
 """``SglangTimingsExtractor``: see ``telemetry.extractors``, which exports it.
 
-One module per extractor kind because each is a frozen dataclass (about 1 ms to build on first
-import) and a client needs only its backend's: ``extractor_for`` loads just that one.
+One module per extractor kind, because a client needs only its backend's: ``extractor_for`` loads
+just that one. A record (``providers.abstractions.records``), not a dataclass: no import cost.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from providers.abstractions.records import FrozenRecord
 from telemetry.extractors import TimingsSource, read_report
 
 if TYPE_CHECKING:
@@ -17,12 +17,16 @@ if TYPE_CHECKING:
 __all__ = ["SglangTimingsExtractor"]
 
 
-@dataclass(frozen=True, slots=True)
-class SglangTimingsExtractor:
+class SglangTimingsExtractor(FrozenRecord):
     """SGLang: cached tokens (with the flag) and the top-level ``usage.reasoning_tokens``."""
 
-    backend: str = "sglang"
-    cache_flag: str = "--enable-cache-report"
+    __slots__ = ("backend", "cache_flag")
+    backend: str
+    cache_flag: str
+
+    def __init__(self, backend: str = "sglang", cache_flag: str = "--enable-cache-report") -> None:
+        object.__setattr__(self, "backend", backend)
+        object.__setattr__(self, "cache_flag", cache_flag)
 
     def extract(self, source: TimingsSource) -> ServerTimings | None:
         return read_report(source, self.backend, False, self.cache_flag)

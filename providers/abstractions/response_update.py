@@ -40,16 +40,6 @@ __all__ = ["ChatResponseUpdate", "EventSource", "TextKind", "parse_event"]
 
 TextKind = type[TextContent] | type[TextReasoningContent]
 _SUBSTANTIVE = (TextContent, TextReasoningContent, FunctionCallContent)
-_COMPARED = (
-    "contents",
-    "role",
-    "finish_reason",
-    "response_id",
-    "model_id",
-    "created_at",
-    "choice_index",
-    "additional_properties",
-)
 
 
 class EventSource(Protocol):
@@ -244,3 +234,7 @@ class ChatResponseUpdate:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]
+
+
+_COMPARED = ChatResponseUpdate.__match_args__
+"""The fields equality, ``repr`` and pickling read: the dataclass's, ``raw`` aside."""

@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from providers.abstractions.records import FrozenRecord
+
 __all__ = [
     "CHAT_USAGE",
     "RESPONSES_USAGE",
@@ -108,16 +110,32 @@ def _combined(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class UsageNames:
-    """Where one endpoint family puts each count; a path is a tuple of keys."""
+class UsageNames(FrozenRecord):
+    """Where one endpoint family puts each count; a path is a tuple of keys. ``reasoning`` is
+    tried in order, and the first integer found wins. (A record: ``records``.)"""
 
+    __slots__ = ("cached", "completion", "prompt", "reasoning", "total")
     prompt: str
     completion: str
     total: str
     cached: tuple[str, str]
     reasoning: tuple[tuple[str, ...], ...]
-    """Tried in order; the first integer found wins."""
+
+    def __init__(
+        self,
+        *,
+        prompt: str,
+        completion: str,
+        total: str,
+        cached: tuple[str, str],
+        reasoning: tuple[tuple[str, ...], ...],
+    ) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "prompt", prompt)
+        setattr_(self, "completion", completion)
+        setattr_(self, "total", total)
+        setattr_(self, "cached", cached)
+        setattr_(self, "reasoning", reasoning)
 
     @property
     def mapped(self) -> frozenset[str]:

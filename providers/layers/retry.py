@@ -65,6 +65,7 @@ from providers.abstractions.logs import get_logger
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import RETRY_ATTEMPTS, set_property
 from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of, updates_of
+from providers.layers.retry_decision import RetryDecision
 from providers.layers.stream_head import RunsHead, read_head_runs, replayable
 
 if TYPE_CHECKING:
@@ -86,16 +87,6 @@ RETRY_EVENT: Final = "llm.request.retry"
 
 Sleep = Callable[[float], Awaitable[None]]
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True, slots=True)
-class RetryDecision:
-    """What to do after one failed attempt. ``refusal`` says why a retryable error was not."""
-
-    retry: bool
-    wait: float = 0.0
-    reason: str | None = None
-    refusal: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -272,40 +272,28 @@ class _StreamRecovery:
             self._last = run[-1]
 
     def edit(self, update: ChatResponseUpdate) -> None:
-        """Hot path: one plain text that every stage would hand on as it is (the choice's
-        ``process`` fast path: no trigger character, not at a line start, not ending in
-        whitespace) is recognised here, inline, and only gathered for the partial response."""
+        """One update that ``edit_run`` did not take inline: server reasoning every stage hands
+        on as it is is only gathered for the partial response; anything else goes through the
+        choice's ``process`` (which has its own guards for plain text)."""
         recovery = self._recovery
         if update.choice_index != self._index or recovery is None:
             recovery = self._choice(update.choice_index)
         text = update._text  # (one unfolded text, ``response_update``: no list to look at)
         if (
             text is not None
+            and update._kind is TextReasoningContent
             and update.finish_reason is None
             and update.role is None
             and update.additional_properties is None
-        ):
-            if update._kind is TextContent:
-                plain = recovery._plain
-                if plain is not None and not recovery._line_start and recovery._edges_in_text:
-                    a, b, c, d = plain
-                    if (
-                        a not in text
-                        and b not in text
-                        and c not in text
-                        and d not in text
-                        and not text[-1].isspace()
-                    ):
-                        self._last = update
-                        self._gather(text, TextContent)
-                        return
-            elif recovery._server_reasoning and (
+            and recovery._server_reasoning
+            and (
                 not recovery._block_whitespace
                 or (recovery._edges_in_reasoning and not text[-1].isspace())
-            ):
-                self._last = update  # (server reasoning every stage hands on as it is)
-                self._gather(text, TextReasoningContent)
-                return
+            )
+        ):
+            self._last = update
+            self._gather(text, TextReasoningContent)
+            return
         contents = update._contents
         if contents is None:  # (unfolded: one text, or nothing; not ``contents``: no list)
             contents = [] if update._text is None else update.contents

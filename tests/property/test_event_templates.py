@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from providers import ChatResponseUpdate, ChunkNormalizer, FunctionCallContent
 
 _TEXTS = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from('"\\/\n\t\x00<{}'),
+    alphabet=st.characters(exclude_categories=["Cs"]) | st.sampled_from('"\\/\n\t\x00<{}'),
     min_size=1,
     max_size=12,
 )
@@ -93,16 +93,8 @@ def _streams(draw: st.DrawFn) -> tuple[list[bytes], str]:
 
 
 def _view(update: ChatResponseUpdate) -> tuple[Any, ...]:
-    return (
-        update.contents,
-        update.role,
-        update.finish_reason,
-        update.response_id,
-        update.model_id,
-        update.created_at,
-        update.choice_index,
-        update.additional_properties,
-    )
+    """Every field the update compares (``raw`` is checked on its own)."""
+    return tuple(getattr(update, name) for name in ChatResponseUpdate.__match_args__)
 
 
 @settings(max_examples=400, deadline=None)

@@ -21,7 +21,7 @@ the events' JSON bytes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from providers.abstractions.chat_response import ChatResponseUpdate
 from providers.abstractions.contents import (
@@ -44,7 +44,6 @@ from providers.chat_completions.chunk_shapes import (
     template_for,
 )
 from providers.chat_completions.chunk_shapes import shape as shape_of
-from providers.chat_completions.delta_fields import is_mapping, read_reasoning
 from providers.chat_completions.event_reader import read_events
 from providers.chat_completions.event_templates import RELEARN_BUDGET
 from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator, mark_cut_call
@@ -212,7 +211,7 @@ class ChunkNormalizer:
                         extras = {}
                     extras["system_fingerprint"] = fingerprint
         usage = chunk["usage"] if shape.usage else None
-        details = parse_usage(usage) if usage is not None and is_mapping(usage) else None
+        details = parse_usage(usage) if usage is not None and _is_mapping(usage) else None
 
         updates: list[ChatResponseUpdate] = []
         choices = chunk.get("choices")
@@ -243,7 +242,7 @@ class ChunkNormalizer:
                         elif value is not None and value != "":
                             choice_extras = {name: value}  # not text: kept, as _reasoning does
                     elif shape.reasoning:
-                        choice_extras = read_reasoning(delta, shape.reasoning, contents)
+                        choice_extras = _reasoning(delta, shape.reasoning, contents)
                     content = delta.get("content")
                     if content and type(content) is str:
                         text = _new(TextContent)  # TextContent(content), see _new
@@ -314,3 +313,40 @@ class ChunkNormalizer:
         if details is not None:
             updates[-1].contents.append(UsageContent(details, raw=usage))
         return updates
+
+
+def _reasoning(
+    delta: Mapping[str, Any], fields: tuple[str, ...], contents: list[AIContent]
+) -> dict[str, Any] | None:
+    """Append the reasoning (the first present field holding text); return the extras.
+
+    A reasoning field holding something else than the reasoning read (a second, *different*
+    text; not null, not empty) is kept in the extras; the same text under a second name is not
+    counted twice.
+    """
+    reasoning = None
+    for name in fields:
+        value = delta[name]
+        if value and type(value) is str:
+            reasoning = value
+            text = _new(TextReasoningContent)  # TextReasoningContent(value), see _new
+            text.text = value
+            text.raw = text.additional_properties = None
+            contents.append(text)
+            break
+    if reasoning is not None and len(fields) == 1:
+        return None
+    extras: dict[str, Any] | None = None
+    for name in fields:
+        value = delta[name]
+        if value is not None and value not in (reasoning, ""):
+            if extras is None:
+                extras = {}
+            extras[name] = value
+    return extras
+
+
+def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    """``isinstance(x, Mapping)`` goes through the ABC machinery (0.19 us); parsed JSON is a
+    plain dict, so check that first (0.03 us)."""
+    return type(value) is dict or isinstance(value, Mapping)

@@ -1,7 +1,7 @@
 """``RetryDecision``: what ``RetryPolicy.decide`` says after one failed attempt.
 
-A record (``providers.abstractions.records``), not a dataclass: it is made only after a failure,
-so the first request, which nearly always succeeds, should not pay for building its class.
+A record (``providers.abstractions.records``), not a dataclass: its class costs nothing to build
+at import, and the first request, which nearly always succeeds, never makes one.
 """
 
 from __future__ import annotations

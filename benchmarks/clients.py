@@ -33,6 +33,7 @@ import httpx
 from benchmarks.scenarios import TOOL_NAME, GeneratedStream, Outcome, Scenario
 
 __all__ = [
+    "BUILDER_CHECK",
     "FLOORS",
     "OBJECTS_CHECK",
     "OUR_CLIENTS",
@@ -43,6 +44,7 @@ __all__ = [
     "Revision",
     "SessionFactory",
     "StreamFn",
+    "builder_check_client",
     "default_clients",
     "objects_check_client",
     "pool_check_client",
@@ -69,6 +71,11 @@ FLOORS = (REFERENCE_FLOOR, "floor_stdlib")
 OUR_CLIENTS = ("oaicompat", "full", "full_retry")
 """The library's clients: the ones ``--baseline`` measures from another revision too."""
 POOL_CHECK = "floor_httpx_pool"
+BUILDER_CHECK = "oaicompat_builder"
+"""The bare client with its caller keeping no update: each goes into a
+``ChatResponseBuilder(keep_raw=False)`` as it arrives (the response it builds keeps the text, as
+the floor keeps it, and no raw chunks). Concurrency phase only: what the library itself holds,
+apart from what a caller chooses to keep."""
 OBJECTS_CHECK = "floor_objects"
 """The orjson floor keeping one small object per chunk (its text in a one-slot instance)
 instead of the string: the least memory an API that hands its caller an object per chunk can
@@ -299,12 +306,15 @@ def _borrowed(http: httpx.AsyncClient | None) -> dict[str, Any]:
     return {} if http is None else {"http_client": http}
 
 
-def _on_own_pool(build: _Build) -> SessionFactory:
+def _on_own_pool(build: _Build, *, keep_updates: bool = True) -> SessionFactory:
     """The concurrency phase's session of a library client: no borrowed ``http_client``, so the
-    pool measured is the one the library makes by default (1,000 connections since issue 21)."""
+    pool measured is the one the library makes by default (1,000 connections since issue 21).
+    ``keep_updates=False``: ``BUILDER_CHECK``'s way of consuming the stream."""
 
     def session(base: str, max_connections: int) -> AbstractAsyncContextManager[StreamFn]:
-        return _library_session(base, max_connections, build, own_pool=True)
+        return _library_session(
+            base, max_connections, build, own_pool=True, keep_updates=keep_updates
+        )
 
     return session
 
@@ -335,9 +345,15 @@ async def full_with_retry_session(base: str, max_connections: int) -> AsyncItera
 
 @asynccontextmanager
 async def _library_session(
-    base: str, max_connections: int, build: _Build, *, own_pool: bool = False
+    base: str,
+    max_connections: int,
+    build: _Build,
+    *,
+    own_pool: bool = False,
+    keep_updates: bool = True,
 ) -> AsyncIterator[StreamFn]:
     from providers import DEFAULT_TIMEOUT, ChatMessage, ChatOptions, ChatResponse
+    from providers.abstractions.chat_response import ChatResponseBuilder
 
     messages = [ChatMessage.user("Weather in Paris?")]
     # The tool the streams call is offered, as an agent offers it: a call recovered from text
@@ -356,10 +372,16 @@ async def _library_session(
             if client is None:
                 url = scenario_url(base, scenario)
                 client = clients[scenario.id] = build(url, scenario, http)
-            updates = []
-            async for update in client.get_streaming_response(messages, options):
-                updates.append(update)
-            response = ChatResponse.from_updates(updates)
+            if keep_updates:
+                updates = []
+                async for update in client.get_streaming_response(messages, options):
+                    updates.append(update)
+                response = ChatResponse.from_updates(updates)
+            else:
+                builder = ChatResponseBuilder(keep_raw=False)  # (no update kept for raw)
+                async for update in client.get_streaming_response(messages, options):
+                    builder.add(update)
+                response = builder.build()
             return Outcome(
                 response.text,
                 response.reasoning,
@@ -463,6 +485,16 @@ def default_clients() -> dict[str, ClientSpec]:
         _optional("openai", ClientSpec("openai", "openai-python", openai_session)),
     ]
     return {spec.name: spec for spec in specs}
+
+
+def builder_check_client() -> ClientSpec:
+    """``BUILDER_CHECK``: concurrency phase only, like ``POOL_CHECK``."""
+    return ClientSpec(
+        BUILDER_CHECK,
+        "client, no update kept",
+        _on_own_pool(_wire_client, keep_updates=False),
+        concurrency_session=_on_own_pool(_wire_client, keep_updates=False),
+    )
 
 
 def objects_check_client() -> ClientSpec:

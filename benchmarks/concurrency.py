@@ -29,9 +29,11 @@ from typing import Any
 
 from benchmarks.baseline import use_tree
 from benchmarks.clients import (
+    BUILDER_CHECK,
     OBJECTS_CHECK,
     POOL_CHECK,
     ClientSpec,
+    builder_check_client,
     default_clients,
     objects_check_client,
     pool_check_client,
@@ -236,7 +238,11 @@ def main(argv: list[str] | None = None) -> None:
     use_tree(args.tree)
     pin_to_cpu(args.cpu)
     silence_library_logs()
-    checks = {POOL_CHECK: pool_check_client, OBJECTS_CHECK: objects_check_client}
+    checks = {
+        POOL_CHECK: pool_check_client,
+        OBJECTS_CHECK: objects_check_client,
+        BUILDER_CHECK: builder_check_client,
+    }
     spec = checks[args.client]() if args.client in checks else default_clients()[args.client]
     result = asyncio.run(run_streams(spec, args.base, Scenario.parse(args.scenario), args.streams))
     sys.stdout.write(json.dumps(asdict(result)) + "\n")

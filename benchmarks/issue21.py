@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchmarks.clients import OBJECTS_CHECK, POOL_CHECK
+from benchmarks.clients import BUILDER_CHECK, OBJECTS_CHECK, POOL_CHECK
 from benchmarks.scenarios import Scenario
 
 __all__ = ["issue21_lines"]
@@ -90,6 +90,14 @@ def issue21_lines(report: dict[str, Any], floor: str) -> list[str]:
             f"  info  200 streams, check: floor keeping one object per chunk: peak RSS growth "
             f"{least:.2f}x the floor's (the least any API handing out an object per chunk can "
             "reach when the caller keeps them)"
+        )
+    kept = concurrency.get(BUILDER_CHECK)
+    if base and kept and "peak_rss_growth_kib" in kept:
+        own = kept["peak_rss_growth_kib"] / max(base["peak_rss_growth_kib"], 1)
+        lines.append(
+            f"  {_verdict(own <= 1.2)}  200 streams, check: bare client, its caller keeping no "
+            f"update (a ChatResponseBuilder): peak RSS growth {own:.2f}x the floor's (limit 1.2: "
+            "what the library itself holds)"
         )
     lines += _arrival_lines(concurrency, floor)
     imports = report.get("imports") or {}

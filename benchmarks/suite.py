@@ -34,6 +34,7 @@ from benchmarks.clients import (
     OUR_CLIENTS,
     ClientSpec,
     Revision,
+    builder_check_client,
     default_clients,
     objects_check_client,
     pool_check_client,
@@ -175,7 +176,8 @@ def _run(options: Options, revision: Revision | None) -> tuple[dict[str, Any], i
         shown = specs
         if options.concurrency:
             phase = time.perf_counter()
-            shown = [*specs, pool_check_client(), objects_check_client()]
+            checks = [pool_check_client(), objects_check_client(), builder_check_client()]
+            shown = [*specs, *checks]
             report["concurrency"] = _concurrency(options, shown, base, client_cpu)
             phases["concurrency"] = time.perf_counter() - phase
 

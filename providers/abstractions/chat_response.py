@@ -21,7 +21,6 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
-from providers.abstractions.openai_answers import write_completion
 from providers.abstractions.response_update import ChatResponseUpdate, TextKind
 
 __all__ = ["ChatResponse", "ChatResponseBuilder", "ChatResponseUpdate"]
@@ -57,6 +56,9 @@ class ChatResponse:
     def to_openai(self) -> dict[str, Any]:
         """This response as a ``chat.completion`` dict, which the chunk normaliser's
         ``normalize_completion`` reads back to the same response."""
+        # deferred: the writer of OpenAI answers, which a stream being read never needs
+        from providers.abstractions.openai_answers import write_completion
+
         return write_completion(self)
 
     @classmethod

@@ -34,7 +34,6 @@ from providers.abstractions.contents import (
     TextReasoningContent,
 )
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
-from providers.abstractions.openai_answers import write_chunk
 
 __all__ = ["ChatResponseUpdate", "EventSource", "TextKind", "parse_event"]
 
@@ -215,6 +214,9 @@ class ChatResponseUpdate:
         in an update, so it is written whole, numbered from ``tool_call_index``: readers merge
         deltas by index, so a stream with calls in several updates numbers them on.
         """
+        # deferred: the writer of OpenAI answers, which a stream being read never needs
+        from providers.abstractions.openai_answers import write_chunk
+
         return write_chunk(self, tool_call_index)
 
     def _compared(self) -> tuple[Any, ...]:

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from capabilities.budget import clamp_max_output_tokens, estimate_prompt_tokens
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.limits import Limits
@@ -53,7 +52,6 @@ from providers.transport.bodies import (
     too_large,
 )
 from providers.transport.endpoint import Endpoint
-from providers.transport.error_mapping import TransportErrorMapping
 from providers.transport.json_guard import (
     MALFORMED,
     load_object,
@@ -65,6 +63,7 @@ from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
 
 if TYPE_CHECKING:
+    from providers.transport.error_mapping import TransportErrorMapping
     from providers.transport.httpx2_bridge import AsyncHttpClient
 
 __all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient", "Timeouts"]
@@ -144,6 +143,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             self._validate_model = False
             self._needs_preparing = self._clamp_max_tokens
         if self._clamp_max_tokens and options is not None and options.max_output_tokens:
+            # deferred: an opt-in; the first request need not load the capabilities package
+            from capabilities.budget import clamp_max_output_tokens, estimate_prompt_tokens
+
             caps = await self.get_capabilities()
             window = caps.context_window.value
             if window:
@@ -173,6 +175,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         texts = self._secret_texts
         if secrets:
             texts += tuple(secret.decode() for secret in secrets)
+        # deferred: the mapping is made only when a request fails (or for a whole answer)
+        from providers.transport.error_mapping import TransportErrorMapping
+
         return TransportErrorMapping(
             backend=self.profile.name,
             url=self._url_for_errors,

@@ -30,7 +30,6 @@ from providers.backends import BackendProfile
 from providers.chat_completions.request_headers import merge_request_headers
 from providers.transport.bodies import ACCEPT_ENCODING, read_whole
 from providers.transport.endpoint import Endpoint, redact_url
-from providers.transport.error_mapping import TransportErrorMapping
 from providers.transport.httpx2_bridge import is_httpx2_client, through_httpx2
 from providers.transport.loop_pools import LoopPools
 from providers.transport.stale_connections import new_http_client
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
     from providers.abstractions.options import ChatOptions
     from providers.abstractions.structured_output import StructuredResponse
     from providers.abstractions.sync_client import SyncChatClient
+    from providers.transport.error_mapping import TransportErrorMapping
     from providers.transport.httpx2_bridge import AsyncHttpClient
 
 __all__ = [

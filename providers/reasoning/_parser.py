@@ -7,12 +7,12 @@ import re
 from typing import TYPE_CHECKING, Final
 
 from providers.abstractions.contents import AIContent, TextContent, TextReasoningContent
-from providers.reasoning._harmony_text import HarmonyText, TextFormGate
 from providers.reasoning._markers import Markers
 from providers.reasoning._markers import markers as _markers
 
 if TYPE_CHECKING:
     from providers.abstractions.parsed_text import ParsedText
+    from providers.reasoning._harmony_text import HarmonyText, TextFormGate
 
 __all__ = ["FORMATS", "TOOL_CALL_MARKERS", "ReasoningParser"]
 
@@ -114,7 +114,12 @@ class ReasoningParser:
         self._parts = False  # a harmony content part was opened: the next starts a new line
         self._ended = False  # a closing tag ended reasoning: later tags are text
         # gpt_oss: the start is held until it shows whether special tokens were stripped.
-        self._gate: TextFormGate | None = TextFormGate() if format == "gpt_oss" else None
+        self._gate: TextFormGate | None = None
+        if format == "gpt_oss":
+            # deferred: harmony's stripped text form, which only gpt-oss answers need
+            from providers.reasoning._harmony_text import TextFormGate
+
+            self._gate = TextFormGate()
         self._text_form: HarmonyText | None = None
         self._fresh = True  # reasoning has said nothing yet (an opening tag is then consumed)
         self._pending = ""  # a suffix that may still become a marker
@@ -192,6 +197,9 @@ class ReasoningParser:
                 return []
             delta, self._gate = self._gate.text, None
             if verdict:
+                # deferred: as TextFormGate above
+                from providers.reasoning._harmony_text import HarmonyText
+
                 self._text_form = HarmonyText()
         if self._text_form is not None:
             return self._text_form.feed(delta, final=final)

@@ -146,6 +146,21 @@ choice_head: Callable[[Mapping[str, Any]], tuple[Any, Any, Any]] = itemgetter(*_
 """``(index, delta, finish_reason)``: with the template's rest, every key of a choice."""
 
 
+def _sole_delta(chunk: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The one choice of ``chunk`` and its delta, when it has exactly one, unfinished, with every
+    key a template reads; ``None`` otherwise (no template is learnt from it)."""
+    choices = chunk["choices"]
+    if type(choices) is not list or len(choices) != 1:
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or any(key not in choice for key in _CHOICE_HEAD):
+        return None
+    delta = choice["delta"]
+    if type(delta) is not dict or choice["finish_reason"] is not None:
+        return None
+    return choice, delta
+
+
 def template_for(
     chunk: Mapping[str, Any], update: ChatResponseUpdate, fingerprint: object
 ) -> Template | None:
@@ -172,15 +187,10 @@ def template_for(
         content.additional_properties is not None
     ):
         return None
-    choices = chunk["choices"]
-    if type(choices) is not list or len(choices) != 1:
+    sole = _sole_delta(chunk)
+    if sole is None:
         return None
-    choice = choices[0]
-    if type(choice) is not dict or any(key not in choice for key in _CHOICE_HEAD):
-        return None
-    delta = choice["delta"]
-    if type(delta) is not dict or choice["finish_reason"] is not None:
-        return None
+    choice, delta = sole
     fields = [key for key, value in delta.items() if value is not None]
     if len(fields) != 1 or delta[fields[0]] != content.text:  # type: ignore[attr-defined]
         return None
@@ -301,15 +311,10 @@ def fragment_template_for(chunk: Any, update: ChatResponseUpdate) -> FragmentTem
         or any(key not in chunk for key in _HEAD)
     ):
         return None
-    choices = chunk["choices"]
-    if type(choices) is not list or len(choices) != 1:
+    sole = _sole_delta(chunk)
+    if sole is None:
         return None
-    choice = choices[0]
-    if type(choice) is not dict or any(key not in choice for key in _CHOICE_HEAD):
-        return None
-    delta = choice["delta"]
-    if type(delta) is not dict or choice["finish_reason"] is not None:
-        return None
+    choice, delta = sole
     if [key for key, value in delta.items() if value is not None] != ["tool_calls"]:
         return None
     calls = delta["tool_calls"]

@@ -81,16 +81,28 @@ class RouterServer(LoopbackServer):
         return argv
 
     def on_ready(self) -> None:
-        """Until the router lists the workers' model: smg adds its workers after ``/health``
-        answers, and a request before that is a 404 "No worker available"."""
+        """Until the router lists the workers' model, and (smg) every worker: smg adds its
+        workers one by one after ``/health`` answers; a request before the first is a 404 "No
+        worker available", and one before the last is hashed onto a ring that then changes
+        under the test (measured: ``GET /workers`` listed one of two workers when the model
+        first appeared, and a conversation's retry once went to the other worker)."""
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             try:
                 with urllib.request.urlopen(f"{self.base_url}/v1/models", timeout=2) as reply:
                     listed = json.loads(reply.read())
-                if any(entry.get("id") == MODEL for entry in listed.get("data", [])):
+                if any(entry.get("id") == MODEL for entry in listed.get("data", [])) and (
+                    self.kind != "smg" or self._all_workers_ready()
+                ):
                     return
             except (urllib.error.URLError, OSError, ValueError, AttributeError):
                 pass
             time.sleep(self.poll_seconds)
-        raise self.failure("never listed the workers' model")
+        raise self.failure("never listed the workers' model and every worker")
+
+    def _all_workers_ready(self) -> bool:
+        """smg's ``GET /workers`` lists each worker URL given, each ``ready``."""
+        with urllib.request.urlopen(f"{self.base_url}/workers", timeout=2) as reply:
+            listed = json.loads(reply.read()).get("workers", [])
+        ready = {w.get("url") for w in listed if w.get("status") == "ready"}
+        return set(self.worker_urls) <= ready

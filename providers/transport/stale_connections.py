@@ -31,6 +31,7 @@ from typing import Any
 import httpx
 
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
+from providers.transport.deferred_tls import DeferredTlsTransport
 
 __all__ = ["StaleConnectionResend", "new_http_client"]
 
@@ -152,11 +153,12 @@ def new_http_client(
     timeout: httpx.Timeout | float | None = 5.0, limits: Limits = DEFAULT_LIMITS
 ) -> httpx.AsyncClient:
     """The ``httpx.AsyncClient`` the library makes when the caller passes none (``None`` means
-    no timeout, as in httpx; 5 s is httpx's own default), its pool sized by ``limits``."""
+    no timeout, as in httpx; 5 s is httpx's own default), its pool sized by ``limits``, its
+    certificate authorities loaded only if a request needs TLS (``deferred_tls``)."""
     pool = httpx.Limits(
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
     )
     # (httpx applies ``limits`` only to the transport it makes itself: ours gets them directly)
-    inner = httpx.AsyncHTTPTransport(limits=pool)
+    inner = DeferredTlsTransport(pool)
     return httpx.AsyncClient(timeout=timeout, transport=StaleConnectionResend(inner))

@@ -98,6 +98,12 @@ def issue21_lines(report: dict[str, Any], floor: str) -> list[str]:
         f"  {_verdict(None if ratio is None else ratio <= 1.2)}  import + first client + first "
         "request: " + ("—" if ratio is None else f"{ratio:.2f}x the floor's") + " (limit 1.2x)"
     )
+    if first and "no_ca_ratio" in first:
+        lines.append(
+            f"  info  import + first client + first request, check: {first['no_ca_ratio']:.2f}x "
+            "the floor loading no certificate authorities (what is left once the TLS set-up an "
+            "http:// endpoint never uses is skipped on both sides)"
+        )
     return lines
 
 

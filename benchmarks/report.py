@@ -366,6 +366,11 @@ def _import_lines(report: dict[str, Any]) -> list[str]:
             f"{first['standard_ms']:.1f} ms, floor {first['floor_ms']:.1f} ms: "
             f"{first['ratio']:.2f}x  {verdict} (limit {first['limit']}x, issue 21)"
         )
+        if "no_ca_floor_ms" in first:
+            lines.append(
+                f"    check: the floor loading no certificate authorities "
+                f"{first['no_ca_floor_ms']:.1f} ms: {first['no_ca_ratio']:.2f}x"
+            )
     breakdown = report.get("import_breakdown", {}).get("providers")
     if breakdown:
         parts = ", ".join(f"{name} {ms:.1f}" for name, ms in breakdown)

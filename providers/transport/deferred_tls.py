@@ -62,7 +62,11 @@ class DeferredTlsTransport(httpx.AsyncBaseTransport):
             self._verifying = httpx.AsyncHTTPTransport(limits=self._limits)
         return self._verifying
 
+    @property
+    def made(self) -> tuple[httpx.AsyncHTTPTransport, ...]:
+        """The pools made so far (what closing must reach)."""
+        return tuple(pool for pool in (self._plain, self._verifying) if pool is not None)
+
     async def aclose(self) -> None:
-        for pool in (self._plain, self._verifying):
-            if pool is not None:
-                await pool.aclose()
+        for pool in self.made:
+            await pool.aclose()

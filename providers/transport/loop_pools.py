@@ -30,6 +30,8 @@ from collections.abc import AsyncGenerator, Callable
 
 import httpx
 
+from providers.transport.deferred_tls import DeferredTlsTransport
+
 __all__ = ["LoopPools"]
 
 
@@ -181,14 +183,20 @@ def _release_sockets(http: httpx.AsyncClient) -> None:
     is shutting down and cancelled the close).
 
     Neither httpx, httpcore nor anyio offers this, so it follows their private attributes
-    (httpx client → our resend transport → httpcore pool → connection → anyio stream → asyncio
-    transport) to abort each transport; on a closed loop it runs the cleanup the abort would
-    have scheduled (closing the socket), which schedules nothing. Should any of them move, the
-    sockets are closed by the garbage collector instead (with a ``ResourceWarning``):
-    ``tests/unit/test_event_loops.py`` then fails.
+    (httpx client → our resend transport → its pool per scheme → httpcore pool → connection →
+    anyio stream → asyncio transport) to abort each transport; on a closed loop it runs the
+    cleanup the abort would have scheduled (closing the socket), which schedules nothing. Should
+    any of them move, the sockets are closed by the garbage collector instead (with a
+    ``ResourceWarning``): ``tests/unit/test_event_loops.py`` then fails.
     """
-    transport = getattr(http, "_transport", None)
-    pool = getattr(getattr(transport, "_inner", transport), "_pool", None)
+    resend = getattr(http, "_transport", None)
+    inner = getattr(resend, "_inner", resend)
+    made = inner.made if isinstance(inner, DeferredTlsTransport) else (inner,)
+    for transport in made:
+        _abort_connections(getattr(transport, "_pool", None))
+
+
+def _abort_connections(pool: object) -> None:
     for connection in list(getattr(pool, "connections", ())):
         inner = getattr(connection, "_connection", None)
         stream = getattr(getattr(inner, "_network_stream", None), "_stream", None)

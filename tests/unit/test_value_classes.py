@@ -18,7 +18,7 @@ import pkgutil
 import typing
 from collections.abc import Callable
 from dataclasses import FrozenInstanceError, field, fields
-from types import FunctionType
+from types import FunctionType, MemberDescriptorType
 from typing import Any
 
 import pytest
@@ -26,7 +26,7 @@ import pytest
 from providers.abstractions.contents import TextContent
 from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.messages import ChatMessage
-from providers.abstractions.open_values import ChatRole
+from providers.abstractions.open_values import ChatFinishReason, ChatRole
 from providers.abstractions.options import ChatResponseFormat, ChatToolMode, ToolDeclaration
 from providers.abstractions.records import _VALUE_CLASSES, value_class
 from providers.abstractions.usage import UsageDetails
@@ -97,6 +97,9 @@ _SAMPLES: dict[str, tuple[Any, Any]] = {
     "ChatToolMode": (ChatToolMode.AUTO, ChatToolMode.REQUIRED),
     "ChatResponseFormat": (ChatResponseFormat.TEXT, ChatResponseFormat.JSON),
     "Sequence[ToolDeclaration | Mapping[str, Any]]": ([ToolDeclaration("f")], [{"f": 1}]),
+    "list[ChatMessage]": ([ChatMessage(ChatRole.USER)], [ChatMessage(ChatRole.TOOL)]),
+    "ChatFinishReason": (ChatFinishReason.STOP, ChatFinishReason.LENGTH),
+    "frozenset[int]": (frozenset({500}), frozenset({502})),
 }
 
 
@@ -236,7 +239,9 @@ def test_frozen_classes_refuse_assignment_and_the_others_take_it(pair: Pair) -> 
     for name, values in pair.variants.items():
         value = values[name]
         assert _outcome(setattr, ours, name, value) == _outcome(setattr, twin, name, value)
-        assert _outcome(delattr, ours, name) == _outcome(delattr, twin, name)
+        # (a property a module puts over a slot, as ChatResponse.raw, has its own rules)
+        if type(inspect.getattr_static(pair.cls, name)) is MemberDescriptorType:
+            assert _outcome(delattr, ours, name) == _outcome(delattr, twin, name)
     if pair.cls.__dataclass_params__.frozen:
         # (CPython 3.11's own frozen slotted dataclass raises a TypeError from its super() here)
         with pytest.raises(FrozenInstanceError):
@@ -255,8 +260,7 @@ def test_replace_asdict_copy_and_pickle_work_as_on_the_dataclass(pair: Pair) -> 
     for copied in (copy.copy(ours), copy.deepcopy(ours)):
         assert copied is not ours
         assert type(copied) is pair.cls
-        assert copied == ours
-        assert repr(copied) == repr(ours)
+        assert copied == ours  # (not compared by repr: a copied set may iterate differently)
     for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):
         loaded = pickle.loads(pickle.dumps(ours, protocol))
         assert type(loaded) is pair.cls

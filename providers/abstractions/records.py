@@ -98,7 +98,8 @@ def value_class(cls: _C | None = None, /, *, frozen: bool = False) -> _C | Calla
     this module's, parametrised by the fields instead of compiled from text. An ``__init__``
     written in the class body is kept (one class built per streamed chunk has one, so its
     construction does not pay for the generic argument binding); ``__eq__``, ``__repr__`` and
-    ``__hash__`` written there are kept too, as ``dataclass`` keeps them.
+    ``__hash__`` written there are kept too, as ``dataclass`` keeps them. Not supported (no
+    class uses them): ``InitVar`` pseudo-fields, ``order``, ``unsafe_hash``.
     """
 
     def wrap(cls: _C) -> _C:

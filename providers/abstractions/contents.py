@@ -2,17 +2,19 @@
 
 Every content keeps ``raw`` (what the server sent for it, when there was one thing) and
 ``additional_properties`` (server fields with no typed home), so normalising never throws away
-what the server said. Instances are slotted dataclasses: the streaming path makes one per chunk,
-and ``additional_properties`` stays ``None`` until something needs it, to keep that cheap.
+what the server said. Instances are slotted dataclasses (``value_class``): the streaming path
+makes one per chunk, and ``additional_properties`` stays ``None`` until something needs it, to
+keep that cheap.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from providers.abstractions.records import value_class
 from providers.abstractions.usage import UsageDetails
 
 __all__ = [
@@ -30,7 +32,7 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
+@value_class()
 class AIContent:
     """Base of every content: the untouched server representation and extra properties."""
 
@@ -38,21 +40,42 @@ class AIContent:
     additional_properties: dict[str, Any] | None = field(default=None, kw_only=True)
 
 
-@dataclass(slots=True)
+# The classes a stream builds one of per chunk write their ``__init__`` out: ``TextContent`` and
+# ``TextReasoningContent`` (made when an adapter reads ``ChatResponseUpdate.contents``),
+# ``UsageContent`` and ``UsageDetails`` (per usage report). ``value_class``'s generic one binds
+# the arguments in Python: 0.95 µs for ``TextContent("x")`` against 0.18 µs (CPython 3.11).
+# Each must take exactly the dataclass's parameters (``tests/unit/test_value_classes.py``).
+
+
+@value_class()
 class TextContent(AIContent):
     """Visible text."""
 
     text: str
 
+    def __init__(
+        self, text: str, *, raw: Any = None, additional_properties: dict[str, Any] | None = None
+    ) -> None:  # written out: see above TextContent
+        self.text = text
+        self.raw = raw
+        self.additional_properties = additional_properties
 
-@dataclass(slots=True)
+
+@value_class()
 class TextReasoningContent(AIContent):
     """Reasoning ("thinking") text, kept apart from the answer whatever field or tag carried it."""
 
     text: str
 
+    def __init__(
+        self, text: str, *, raw: Any = None, additional_properties: dict[str, Any] | None = None
+    ) -> None:  # written out: see above TextContent
+        self.text = text
+        self.raw = raw
+        self.additional_properties = additional_properties
 
-@dataclass(slots=True)
+
+@value_class()
 class FunctionCallContent(AIContent):
     """A tool call the model asked for.
 
@@ -95,7 +118,7 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
     return value, None
 
 
-@dataclass(slots=True)
+@value_class()
 class FunctionResultContent(AIContent):
     """The result of a tool call, sent back as a `tool` message."""
 
@@ -103,7 +126,7 @@ class FunctionResultContent(AIContent):
     result: Any = None
 
 
-@dataclass(slots=True)
+@value_class()
 class DataContent(AIContent):
     """Inline binary data (an image, audio) with its media type; sent as a data URI."""
 
@@ -116,7 +139,7 @@ class DataContent(AIContent):
         return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
 
 
-@dataclass(slots=True)
+@value_class()
 class UriContent(AIContent):
     """Data the server fetches itself (an image URL)."""
 
@@ -124,7 +147,7 @@ class UriContent(AIContent):
     media_type: str | None = None
 
 
-@dataclass(slots=True)
+@value_class()
 class ErrorContent(AIContent):
     """A non-fatal problem reported inside a response (a diagnostic, not an exception)."""
 
@@ -132,8 +155,19 @@ class ErrorContent(AIContent):
     code: str | None = None
 
 
-@dataclass(slots=True)
+@value_class()
 class UsageContent(AIContent):
     """Usage reported inside a stream (its own chunk with ``choices: []`` on every server)."""
 
     details: UsageDetails
+
+    def __init__(
+        self,
+        details: UsageDetails,
+        *,
+        raw: Any = None,
+        additional_properties: dict[str, Any] | None = None,
+    ) -> None:  # written out: see above TextContent
+        self.details = details
+        self.raw = raw
+        self.additional_properties = additional_properties

@@ -15,10 +15,9 @@ dropped; lists (vLLM's per-turn breakdowns) are not counts and stay in the raw p
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from providers.abstractions.records import FrozenRecord
+from providers.abstractions.records import FrozenRecord, value_class
 
 __all__ = [
     "CHAT_USAGE",
@@ -32,7 +31,7 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
+@value_class()
 class UsageDetails:
     """Token counts for one request.
 
@@ -48,6 +47,22 @@ class UsageDetails:
     cached_input_token_count: int | None = None
     reasoning_token_count: int | None = None
     additional_counts: dict[str, int] | None = None
+
+    def __init__(  # noqa: PLR0917 - the dataclass's parameters (see TextContent)
+        self,
+        input_token_count: int | None = None,
+        output_token_count: int | None = None,
+        total_token_count: int | None = None,
+        cached_input_token_count: int | None = None,
+        reasoning_token_count: int | None = None,
+        additional_counts: dict[str, int] | None = None,
+    ) -> None:  # written out: made per usage report, as the contents above TextContent say
+        self.input_token_count = input_token_count
+        self.output_token_count = output_token_count
+        self.total_token_count = total_token_count
+        self.cached_input_token_count = cached_input_token_count
+        self.reasoning_token_count = reasoning_token_count
+        self.additional_counts = additional_counts
 
     def updated_with(self, newer: UsageDetails) -> UsageDetails:
         """Fields of ``newer`` win where it reports them.

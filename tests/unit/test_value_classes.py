@@ -67,12 +67,12 @@ def _import_everything() -> list[type[Any]]:
 CLASSES = _import_everything()
 
 FROZEN = {"ToolDeclaration", "ChatResponseFormat", "Limits"}
-FROZEN |= {"BackendProfile", "Endpoint", "Timeouts"}
+FROZEN |= {"BackendProfile", "Endpoint", "Timeouts", "RetryPolicy"}
 FLAGS = ("default", "default_factory", "init", "repr", "hash", "compare", "metadata", "kw_only")
 OWNERS = (
     "providers.abstractions.contents providers.abstractions.options providers.abstractions.limits "
     "providers.abstractions.messages providers.abstractions.usage providers.backends "
-    "providers.transport.endpoint providers.transport.timeouts"
+    "providers.transport.endpoint providers.transport.timeouts providers.layers.retry"
 )
 """Modules whose every dataclass is a value class."""
 

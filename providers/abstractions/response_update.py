@@ -98,9 +98,11 @@ class ChatResponseUpdate:
     _text: str | None
     _kind: TextKind
     _raw: Any
+    """The parsed chunk once ``raw`` has been read; before, while ``_event`` is a template and
+    the update is folded, the text the template writes the event from (``_fold``)."""
     _event: bytes | EventSource | None
-    """The event's bytes (or, while unfolded, what writes them from the text) while ``raw``
-    has not been read."""
+    """The event's bytes (or what writes them from the text: a template) while ``raw`` has not
+    been read."""
 
     def __init__(  # noqa: PLR0917 - positional, as the dataclass it replaces took them
         self,
@@ -142,12 +144,13 @@ class ChatResponseUpdate:
         self._contents = value
 
     def _fold(self) -> str | None:
-        """Leave the unfolded form: the text, which the update stops holding (its event is
-        written from it first if a template stood for it)."""
+        """Leave the unfolded form: the text, which ``_text`` stops holding. If a template
+        stands for the event, the text it is written from moves to ``_raw`` (unused until
+        ``raw`` is read): a layer that edits the contents (text recovery trims whitespace at
+        a block's edge) must not make the update hold the event's bytes from then on."""
         text = self._text
-        event = self._event
-        if text is not None and event is not None and type(event) is not bytes:
-            self._event = event.event_of(text)  # type: ignore[union-attr]
+        if text is not None and self._event is not None and type(self._event) is not bytes:
+            self._raw = text
         self._text = None
         return text
 
@@ -167,8 +170,9 @@ class ChatResponseUpdate:
         """What the server sent for this update (the parsed chunk; see the module docstring)."""
         event = self._event
         if event is not None:
-            if type(event) is not bytes:
-                event = event.event_of(self._text)  # type: ignore[union-attr, arg-type]
+            if type(event) is not bytes:  # (a template: the text is where ``_fold`` left it)
+                text = self._text if self._contents is None else self._raw
+                event = event.event_of(text)  # type: ignore[union-attr, arg-type]
             self._raw = parse_event(event)
             self._event = None
         return self._raw

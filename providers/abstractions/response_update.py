@@ -16,6 +16,15 @@ neither. The library's own per-update code (the partial response, telemetry, tex
 reads the unfolded fields directly (``unfolded_text``), so a pipeline that only forwards text
 never builds the list either.
 
+The fields are packed too, for the same reason (200 streams of 500 kept updates are 100,000
+objects, and each slot is 8 bytes of every one): ``response_id``, ``model_id`` and
+``created_at``, the same on every update of a stream, are one shared ``UpdateHead`` (the
+stream's event template serves as one), and ``role``, ``finish_reason`` and
+``additional_properties``, set on a stream's first and last updates only, are one ``_rare``
+tuple, ``None`` on the others, which per-update code checks instead of three fields. Eight
+slots, not twelve: 96 bytes an update instead of 128 (CPython 3.11, with the collector's
+header). The six are properties; setting one gives that update its own head or tuple.
+
 Otherwise it behaves as the dataclass it was: the same constructor, fields, equality (``raw``
 excluded) and ``repr``.
 """
@@ -35,7 +44,7 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
 
-__all__ = ["ChatResponseUpdate", "EventSource", "TextKind", "parse_event"]
+__all__ = ["NO_HEAD", "ChatResponseUpdate", "EventSource", "TextKind", "UpdateHead", "parse_event"]
 
 TextKind = type[TextContent] | type[TextReasoningContent]
 _SUBSTANTIVE = (TextContent, TextReasoningContent, FunctionCallContent)
@@ -47,6 +56,53 @@ class EventSource(Protocol):
     of it, so that an update read from a template keeps no bytes of its own."""
 
     def event_of(self, text: str) -> bytes: ...
+
+
+class UpdateHead:
+    """``response_id``, ``model_id`` and ``created_at`` of updates: the same on every update of
+    a stream, so its updates share one (an update holds it in one slot, not three). Never
+    changed once made: setting one of them on an update gives the update a head of its own.
+    The stream's event template (``EventTemplate``) has the same three attributes and serves
+    as the head of the updates read from it."""
+
+    __slots__ = ("created_at", "model_id", "response_id")
+
+    def __init__(
+        self, response_id: str | None, model_id: str | None, created_at: int | None
+    ) -> None:
+        self.response_id = response_id
+        self.model_id = model_id
+        self.created_at = created_at
+
+
+class _Head(Protocol):
+    @property
+    def response_id(self) -> str | None: ...
+    @property
+    def model_id(self) -> str | None: ...
+    @property
+    def created_at(self) -> int | None: ...
+
+
+NO_HEAD = UpdateHead(None, None, None)
+_HEADS: dict[tuple[Any, ...], UpdateHead] = {}
+"""The heads the constructor made, by value (and type: ``1`` is not ``1.0``): updates made one
+by one (the Responses API client's, a layer's) share their stream's, as the chat client's do.
+Cleared when full: a few per stream, and many streams at once."""
+_MAX_HEADS = 1024
+
+
+def _head_of(response_id: str | None, model_id: str | None, created_at: int | None) -> _Head:
+    key = (response_id, model_id, created_at, type(response_id), type(model_id), type(created_at))
+    try:
+        head = _HEADS.get(key)
+    except TypeError:  # (a value that cannot be hashed: a server's odd model, say)
+        return UpdateHead(response_id, model_id, created_at)
+    if head is None:
+        if len(_HEADS) >= _MAX_HEADS:
+            _HEADS.clear()
+        head = _HEADS[key] = UpdateHead(response_id, model_id, created_at)
+    return head
 
 
 def parse_event(event: bytes) -> Any:
@@ -66,20 +122,7 @@ class ChatResponseUpdate:
     See the module docstring for how the usual update is stored.
     """
 
-    __slots__ = (
-        "_contents",
-        "_event",
-        "_kind",
-        "_raw",
-        "_text",
-        "additional_properties",
-        "choice_index",
-        "created_at",
-        "finish_reason",
-        "model_id",
-        "response_id",
-        "role",
-    )
+    __slots__ = ("_contents", "_event", "_head", "_kind", "_rare", "_raw", "_text", "choice_index")
     __match_args__ = (
         "contents",
         "role",
@@ -103,6 +146,12 @@ class ChatResponseUpdate:
     _event: bytes | EventSource | None
     """The event's bytes (or what writes them from the text: a template) while ``raw`` has not
     been read."""
+    _head: _Head
+    """``response_id``, ``model_id`` and ``created_at`` (``UpdateHead``), shared."""
+    _rare: tuple[ChatRole | None, ChatFinishReason | None, dict[str, Any] | None] | None
+    """``(role, finish_reason, additional_properties)``, or ``None`` when all three are (nearly
+    every update): per-update code checks that one slot instead of three fields."""
+    choice_index: int
 
     def __init__(  # noqa: PLR0917 - positional, as the dataclass it replaces took them
         self,
@@ -119,15 +168,72 @@ class ChatResponseUpdate:
         self._contents = [] if contents is None else contents
         self._text = None
         self._kind = TextContent
-        self.role = role
-        self.finish_reason = finish_reason
-        self.response_id = response_id
-        self.model_id = model_id
-        self.created_at = created_at
+        self._rare = (
+            None
+            if role is None and finish_reason is None and additional_properties is None
+            else (role, finish_reason, additional_properties)
+        )
+        self._head = _head_of(response_id, model_id, created_at)
         self.choice_index = choice_index
-        self.additional_properties = additional_properties
         self._raw = raw
         self._event = None
+
+    @property
+    def role(self) -> ChatRole | None:
+        rare = self._rare
+        return None if rare is None else rare[0]
+
+    @role.setter
+    def role(self, value: ChatRole | None) -> None:
+        rare = self._rare or _NO_RARE
+        self._rare = _rare_of(value, rare[1], rare[2])
+
+    @property
+    def finish_reason(self) -> ChatFinishReason | None:
+        rare = self._rare
+        return None if rare is None else rare[1]
+
+    @finish_reason.setter
+    def finish_reason(self, value: ChatFinishReason | None) -> None:
+        rare = self._rare or _NO_RARE
+        self._rare = _rare_of(rare[0], value, rare[2])
+
+    @property
+    def additional_properties(self) -> dict[str, Any] | None:
+        rare = self._rare
+        return None if rare is None else rare[2]
+
+    @additional_properties.setter
+    def additional_properties(self, value: dict[str, Any] | None) -> None:
+        rare = self._rare or _NO_RARE
+        self._rare = _rare_of(rare[0], rare[1], value)
+
+    @property
+    def response_id(self) -> str | None:
+        return self._head.response_id
+
+    @response_id.setter
+    def response_id(self, value: str | None) -> None:
+        head = self._head
+        self._head = _head_of(value, head.model_id, head.created_at)
+
+    @property
+    def model_id(self) -> str | None:
+        return self._head.model_id
+
+    @model_id.setter
+    def model_id(self, value: str | None) -> None:
+        head = self._head
+        self._head = _head_of(head.response_id, value, head.created_at)
+
+    @property
+    def created_at(self) -> int | None:
+        return self._head.created_at
+
+    @created_at.setter
+    def created_at(self, value: int | None) -> None:
+        head = self._head
+        self._head = _head_of(head.response_id, head.model_id, value)
 
     @property
     def contents(self) -> list[AIContent]:
@@ -240,6 +346,19 @@ class ChatResponseUpdate:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]
+
+
+_NO_RARE: tuple[None, None, None] = (None, None, None)
+
+
+def _rare_of(
+    role: ChatRole | None,
+    finish_reason: ChatFinishReason | None,
+    additional_properties: dict[str, Any] | None,
+) -> tuple[ChatRole | None, ChatFinishReason | None, dict[str, Any] | None] | None:
+    if role is None and finish_reason is None and additional_properties is None:
+        return None
+    return (role, finish_reason, additional_properties)
 
 
 _COMPARED = ChatResponseUpdate.__match_args__

@@ -22,7 +22,7 @@ import orjson
 
 from providers.abstractions.contents import TextContent
 from providers.abstractions.errors import InvalidResponseError
-from providers.abstractions.response_update import ChatResponseUpdate
+from providers.abstractions.response_update import ChatResponseUpdate, UpdateHead
 from providers.chat_completions.chunk_shapes import FragmentTemplate, Template, choice_head, head
 from providers.chat_completions.event_templates import EventTemplate, learn
 from providers.transport.json_guard import nests_deeper, too_deep
@@ -62,12 +62,9 @@ def read_events(
                     update._contents = None  # unfolded: one text
                     update._text = text
                     update._kind = tb.kind
-                    update.role = update.finish_reason = update.additional_properties = None
-                    update.response_id = tb.response_id
-                    update.model_id = tb.model_id
-                    update.created_at = tb.created_at
+                    update._rare = update._raw = None
+                    update._head = tb  # (it holds the ids and time the update would)
                     update.choice_index = tb.index
-                    update._raw = None
                     update._event = tb  # (its bytes are the template's with this text)
                     append(update)
                     continue
@@ -80,12 +77,9 @@ def read_events(
                     update = _new(ChatResponseUpdate)
                     update._contents = update._text = None  # unfolded and empty
                     update._kind = TextContent
-                    update.role = update.finish_reason = update.additional_properties = None
-                    update.response_id = fb.response_id
-                    update.model_id = fb.model_id
-                    update.created_at = fb.created_at
+                    update._rare = update._raw = None
+                    update._head = fb
                     update.choice_index = fb.index
-                    update._raw = None
                     update._event = data
                     append(update)
                     continue
@@ -128,16 +122,23 @@ def read_events(
                                     and type(response_id) is str
                                     and (rest is None or rest(delta) == t.delta_rest_values)
                                 ):
+                                    if type(created) is not int:
+                                        created = None
+                                    last = t.head
+                                    if (
+                                        last.response_id != response_id
+                                        or last.model_id != model_id
+                                        or last.created_at != created
+                                        or type(model_id) is not type(last.model_id)
+                                    ):
+                                        last = t.head = UpdateHead(response_id, model_id, created)
                                     update = _new(ChatResponseUpdate)  # see _new
                                     update._contents = None  # unfolded: one text
                                     update._text = text
                                     update._kind = t.kind
-                                    update.role = update.finish_reason = None
-                                    update.response_id = response_id
-                                    update.model_id = model_id
-                                    update.created_at = created if type(created) is int else None
+                                    update._rare = update._raw = None
+                                    update._head = last
                                     update.choice_index = index
-                                    update.additional_properties = update._raw = None
                                     update._event = data
                                     append(update)
                                     if n._relearn > 0:

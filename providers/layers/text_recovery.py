@@ -238,18 +238,14 @@ class _StreamRecovery:
             if text is None:
                 if (
                     update._contents is None  # (unfolded and empty: a tool-call fragment's)
-                    and update.finish_reason is None
-                    and update.role is None
-                    and update.additional_properties is None
+                    and update._rare is None  # (no role, finish or properties)
                     and update.choice_index == self._index
                 ):
                     continue
             elif (
                 update._kind is TextContent
                 and update.choice_index == self._index
-                and update.finish_reason is None
-                and update.role is None
-                and update.additional_properties is None
+                and update._rare is None  # (no role, finish or properties)
                 and self._texts_kind is TextContent
                 and recovery is not None
             ):
@@ -282,9 +278,7 @@ class _StreamRecovery:
         if (
             text is not None
             and update._kind is TextReasoningContent
-            and update.finish_reason is None
-            and update.role is None
-            and update.additional_properties is None
+            and update._rare is None  # (no role, finish or properties)
             and recovery._server_reasoning
             and (
                 not recovery._block_whitespace
@@ -308,12 +302,7 @@ class _StreamRecovery:
             raise self._failed(passed, update.choice_index) from None
         self._last = update
         contents = update._contents or []  # (still unfolded: nothing)
-        if (
-            len(contents) <= 1
-            and update.role is None
-            and update.finish_reason is None
-            and update.additional_properties is None
-        ):
+        if len(contents) <= 1 and update._rare is None:  # (no role, finish or properties)
             if not contents:
                 return  # (nothing the partial response would show)
             only = contents[0]

@@ -7,13 +7,23 @@ layer that copies updates, or an edit that writes the event out, fails here."""
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from typing import Any
 
 import httpx
 import pytest
 
-from providers import ChatResponse, ChatResponseUpdate, ChunkNormalizer, create_chat_client
+from providers import (
+    ChatFinishReason,
+    ChatResponse,
+    ChatResponseUpdate,
+    ChatRole,
+    ChunkNormalizer,
+    TextContent,
+    create_chat_client,
+)
 from providers.chat_completions.event_templates import EventTemplate
 
 BASE = "http://server.test/v1"
@@ -94,3 +104,67 @@ async def test_an_edited_update_keeps_no_bytes_its_template_stands_for(
     assert all(isinstance(update._event, EventTemplate) for _, update in edited)
     for index, update in edited:
         assert update.raw == _chunk(TEXTS[index])
+
+
+async def test_a_streams_updates_share_their_ids_and_time(made: list[ChatResponseUpdate]) -> None:
+    """``response_id``, ``model_id`` and ``created_at`` are one shared head per stream (a slot
+    an update, not three), and setting one on an update changes that update only."""
+    got = await _stream()
+    assert len({id(update._head) for update in got}) <= 2  # (the template's, the full path's)
+    first, second = got[1], got[2]
+    assert first._head is second._head
+    first.response_id, first.model_id, first.created_at = "other", "m2", 9
+    assert (first.response_id, first.model_id, first.created_at) == ("other", "m2", 9)
+    assert (second.response_id, second.model_id, second.created_at) == ("c1", "m", 1)
+    assert first.raw == _chunk(TEXTS[1])  # (the event is the server's still)
+
+
+def test_the_packed_fields_read_and_write_as_the_dataclasss_did() -> None:
+    props = {"k": 1}
+    update = ChatResponseUpdate(
+        [TextContent("a")], ChatRole.ASSISTANT, ChatFinishReason.STOP, "r", "m", 5, 2, props, {}
+    )
+    assert (update.role, update.finish_reason, update.additional_properties) == (
+        ChatRole.ASSISTANT,
+        ChatFinishReason.STOP,
+        props,
+    )
+    assert (update.response_id, update.model_id, update.created_at) == ("r", "m", 5)
+    assert update.choice_index == 2 and update.raw == {}
+    plain = ChatResponseUpdate([TextContent("a")], response_id="r", model_id="m", created_at=5)
+    assert plain._rare is None and plain._head is update._head  # (one head for equal values)
+    plain.finish_reason = ChatFinishReason.LENGTH
+    assert plain.finish_reason == ChatFinishReason.LENGTH and plain.role is None
+    plain.finish_reason = None
+    assert plain._rare is None
+    plain.additional_properties = {}
+    assert plain.additional_properties == {} and plain._rare is not None
+    update.additional_properties["k"] = 2  # (the dict itself, not a copy)
+    assert props == {"k": 2}
+    # Another type is another value, as on the dataclass: 1.0 is not shared with 1's head.
+    assert type(ChatResponseUpdate(created_at=1.0).created_at) is float
+    assert type(ChatResponseUpdate(created_at=1).created_at) is int
+
+
+def test_equality_repr_copy_pickle_and_match_are_the_dataclasss() -> None:
+    update = ChatResponseUpdate(
+        [TextContent("a")], ChatRole.ASSISTANT, None, "r", "m", 5, 0, {"k": 1}, {"raw": 1}
+    )
+    same = ChatResponseUpdate(
+        [TextContent("a")], ChatRole.ASSISTANT, None, "r", "m", 5, 0, {"k": 1}
+    )
+    assert update == same  # (raw excluded)
+    assert update != ChatResponseUpdate([TextContent("a")], None, None, "r", "m", 5, 0, {"k": 1})
+    assert repr(update) == (
+        "ChatResponseUpdate(contents=[TextContent(additional_properties=None, text='a')], "
+        "role=ChatRole('assistant'), finish_reason=None, response_id='r', model_id='m', "
+        "created_at=5, choice_index=0, additional_properties={'k': 1})"
+    )
+    for again in (pickle.loads(pickle.dumps(update)), copy.copy(update), copy.deepcopy(update)):
+        assert again == update and again.raw == {"raw": 1}
+    match update:
+        case ChatResponseUpdate(contents, role, None, "r", "m", 5, 0, props):
+            assert contents == [TextContent("a")] and role == ChatRole.ASSISTANT
+            assert props == {"k": 1}
+        case _:
+            pytest.fail("did not match")

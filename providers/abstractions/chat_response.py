@@ -138,7 +138,7 @@ class ChatResponseBuilder:
                 if self._properties is None:
                     self._properties = {}
                 self._properties.update(properties)
-        if self._keep_raw and (update._event is not None or update._raw is not None):
+        if self._keep_raw and update._event is not None:
             if self._raws is None:
                 self._raws = []
             self._raws.append(update)  # (its raw is read when the response's is)
@@ -149,7 +149,7 @@ class ChatResponseBuilder:
         if items is None:  # unfolded (``response_update``): one text, or nothing
             text = update._text
             if text is not None:
-                self._add_text(update._kind, text, None, contents)
+                self._add_text(update._head.kind, text, None, contents)
             return
         for content in items:
             kind = type(content)
@@ -212,9 +212,9 @@ class ChatResponseBuilder:
                 and not ids_missing
             ):
                 text = update._text
-                if text is None or (run is not None and run.kind is update._kind):
+                if text is None or (run is not None and run.kind is update._head.kind):
                     added += 1
-                    if keep_raw and (update._event is not None or update._raw is not None):
+                    if keep_raw and update._event is not None:
                         if raws is None:
                             raws = self._raws = []
                         raws.append(update)

@@ -301,11 +301,10 @@ class FragmentTemplate:
         ):
             last = self.head = UpdateHead(response_id, model_id, created)
         update = _new(ChatResponseUpdate)  # unfolded and empty (``response_update``)
-        update._contents = update._text = update._rare = update._event = None
-        update._kind = TextContent
+        update._contents = update._text = update._rare = None
         update._head = last
         update.choice_index = index
-        update._raw = chunk
+        update._event = chunk  # (the parsed chunk: ``raw`` itself)
         return update
 
 

@@ -61,9 +61,8 @@ def read_events(
                     update = _new(ChatResponseUpdate)  # see _new
                     update._contents = None  # unfolded: one text
                     update._text = text
-                    update._kind = tb.kind
-                    update._rare = update._raw = None
-                    update._head = tb  # (it holds the ids and time the update would)
+                    update._rare = None
+                    update._head = tb  # (it holds the ids, time and kind the update would)
                     update.choice_index = tb.index
                     update._event = tb  # (its bytes are the template's with this text)
                     append(update)
@@ -76,8 +75,7 @@ def read_events(
                 if text and type(text) is str and n._append_arguments(fb.index, fb.call, text):
                     update = _new(ChatResponseUpdate)
                     update._contents = update._text = None  # unfolded and empty
-                    update._kind = TextContent
-                    update._rare = update._raw = None
+                    update._rare = None
                     update._head = fb
                     update.choice_index = fb.index
                     update._event = data
@@ -131,12 +129,13 @@ def read_events(
                                         or last.created_at != created
                                         or type(model_id) is not type(last.model_id)
                                     ):
-                                        last = t.head = UpdateHead(response_id, model_id, created)
+                                        last = t.head = UpdateHead(
+                                            response_id, model_id, created, t.kind
+                                        )
                                     update = _new(ChatResponseUpdate)  # see _new
                                     update._contents = None  # unfolded: one text
                                     update._text = text
-                                    update._kind = t.kind
-                                    update._rare = update._raw = None
+                                    update._rare = None
                                     update._head = last
                                     update.choice_index = index
                                     update._event = data
@@ -151,7 +150,6 @@ def read_events(
             if f is not None:  # (the common tool-call chunk, ``FragmentTemplate``)
                 fragment = f.read(chunk, n._append_arguments)
                 if fragment is not None:
-                    fragment._raw = None
                     fragment._event = data
                     append(fragment)
                     if n._relearn > 0:
@@ -161,8 +159,7 @@ def read_events(
             for update in made:
                 if update.finish_reason is not None:
                     n.finished = True
-                update._raw = None  # (the chunk is kept as its bytes)
-                update._event = data
+                update._event = data  # (the chunk is kept as its bytes)
                 append(update)
             if n._template is not t:
                 t = n._template

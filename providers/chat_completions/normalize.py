@@ -292,7 +292,6 @@ class ChunkNormalizer:
                 update = _new(ChatResponseUpdate)  # ChatResponseUpdate(...), see _new
                 update._contents = contents
                 update._text = None
-                update._kind = TextContent
                 update._rare = (
                     None
                     if role is None and finish_reason is None and choice_extras is None
@@ -308,8 +307,7 @@ class ChunkNormalizer:
                     head = self._head = UpdateHead(response_id, model_id, created)
                 update._head = head
                 update.choice_index = index
-                update._raw = chunk
-                update._event = None
+                update._event = chunk  # (``raw``: the parsed chunk itself)
                 updates.append(update)
         if not updates:
             updates.append(

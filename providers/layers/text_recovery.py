@@ -243,7 +243,7 @@ class _StreamRecovery:
                 ):
                     continue
             elif (
-                update._kind is TextContent
+                update._head.kind is TextContent
                 and update.choice_index == self._index
                 and update._rare is None  # (no role, finish or properties)
                 and self._texts_kind is TextContent
@@ -277,7 +277,7 @@ class _StreamRecovery:
         text = update._text  # (one unfolded text, ``response_update``: no list to look at)
         if (
             text is not None
-            and update._kind is TextReasoningContent
+            and update._head.kind is TextReasoningContent
             and update._rare is None  # (no role, finish or properties)
             and recovery._server_reasoning
             and (

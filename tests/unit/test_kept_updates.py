@@ -101,7 +101,7 @@ async def test_an_edited_update_keeps_no_bytes_its_template_stands_for(
         if id(update) in TEMPLATED and update.unfolded_text is None
     ]
     assert edited  # (the stream has whitespace-only texts read from the template)
-    assert all(isinstance(update._event, EventTemplate) for _, update in edited)
+    assert all(not isinstance(update._event, bytes) for _, update in edited)
     for index, update in edited:
         assert update.raw == _chunk(TEXTS[index])
 
@@ -168,3 +168,19 @@ def test_equality_repr_copy_pickle_and_match_are_the_dataclasss() -> None:
             assert props == {"k": 1}
         case _:
             pytest.fail("did not match")
+
+
+class _LooksLikeATemplate:
+    def event_of(self, text: str) -> bytes:
+        raise AssertionError("a raw value was read as an event")
+
+
+@pytest.mark.parametrize("value", [None, {"id": "c"}, b'{"id": "c"}', _LooksLikeATemplate()])
+def test_raw_is_what_was_given_whatever_it_is(value: Any) -> None:
+    """``raw`` shares its slot with the unread event; a given value is never read as one."""
+    assert ChatResponseUpdate(raw=value).raw is value
+    update = ChatResponseUpdate()
+    update.raw = value
+    assert update.raw is value and update.raw is value  # (and reading it changes nothing)
+    if not isinstance(value, _LooksLikeATemplate):  # (compared by identity: not after pickle)
+        assert pickle.loads(pickle.dumps(update)).raw == value

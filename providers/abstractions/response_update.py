@@ -214,10 +214,29 @@ class ChatResponseUpdate:
         make the update hold the event's bytes from then on."""
         text = self._text
         event = self._event
-        if text is not None and writes_events(event):
+        if text is not None and writes_events(event) and type(event) is not Folded:
             self._event = Folded(event, text)
         self._text = None
         return text
+
+    def _unfold(self) -> None:
+        """Back to the unfolded form if the contents allow it (one text of the head's kind and
+        nothing else on it, or none): for a layer that replaced them (text recovery trims a
+        block's whitespace), so that an update it edited costs a caller who keeps it no more
+        than one it did not. The event stays as ``_fold`` left it."""
+        contents = self._contents
+        if contents is None or len(contents) > 1:
+            return
+        if contents:
+            only = contents[0]
+            if (
+                type(only) is not self._head.kind
+                or only.additional_properties is not None
+                or only.raw is not None
+            ):
+                return
+            self._text = only.text
+        self._contents = None
 
     @property
     def unfolded_text(self) -> str | None:

@@ -301,17 +301,21 @@ class _StreamRecovery:
         except LimitPassed as passed:
             raise self._failed(passed, update.choice_index) from None
         self._last = update
-        contents = update._contents or []  # (still unfolded: nothing)
-        if len(contents) <= 1 and update._rare is None:  # (no role, finish or properties)
-            if not contents:
-                return  # (nothing the partial response would show)
-            only = contents[0]
-            kind = type(only)
-            if (kind is TextContent or kind is TextReasoningContent) and (
-                only.additional_properties is None
-            ):
-                self._gather(only.text, kind)  # type: ignore[attr-defined]
+        update._unfold()  # (the caller may keep it: as small as an update not edited)
+        if update._rare is None:  # (no role, finish or properties)
+            contents = update._contents
+            if contents is None:  # (unfolded: one text, or nothing to show)
+                if update._text is not None:
+                    self._gather(update._text, update._head.kind)
                 return
+            if len(contents) == 1:
+                only = contents[0]
+                kind = type(only)
+                if (kind is TextContent or kind is TextReasoningContent) and (
+                    only.additional_properties is None
+                ):
+                    self._gather(only.text, kind)  # type: ignore[attr-defined]
+                    return
         if self._texts:
             self._fold()
         self._partial.add(update)

@@ -88,22 +88,30 @@ async def test_the_pipeline_hands_on_the_wire_clients_updates(
     assert ChatResponse.from_updates(got).text == "".join(TEXTS)
 
 
-async def test_an_edited_update_keeps_no_bytes_its_template_stands_for(
+async def test_an_edited_update_is_as_small_as_one_left_alone(
     made: list[ChatResponseUpdate],
 ) -> None:
-    """Text recovery trims the whitespace at an edge (``" "`` before ``"too"`` waits for the
-    next text), which folds the update; one read from the event template must still hold the
-    template, not the event's bytes written out, and ``raw`` must still be the server's chunk."""
+    """Text recovery trims the whitespace at a line's edge (``" "`` before ``"too"`` waits for
+    the next text, which takes it), folding the updates it edits. One read from the event
+    template must end as small as one left alone: no list of contents (unfolded again) and
+    no bytes of its event (the template still writes them), with ``raw`` the server's chunk."""
     got = await _stream()
-    edited = [
-        (index, update)
-        for index, update in enumerate(got)
-        if id(update) in TEMPLATED and update.unfolded_text is None
-    ]
-    assert edited  # (the stream has whitespace-only texts read from the template)
-    assert all(not isinstance(update._event, bytes) for _, update in edited)
-    for index, update in edited:
+    templated = [(i, update) for i, update in enumerate(got) if id(update) in TEMPLATED]
+    edited = [(i, update) for i, update in templated if update.text != TEXTS[i]]
+    assert len(templated) > len(TEXTS) // 2 and edited  # (the stream exercises both)
+    for index, update in templated:
+        assert update._contents is None, update  # (the text, or none, in the update itself)
+        assert not isinstance(update._event, bytes)
         assert update.raw == _chunk(TEXTS[index])
+    # Held whitespace moves to the next text: "\n" then "Tomorrow" reach the caller as ""
+    # and "\nTomorrow".
+    assert {(TEXTS[i], update.text) for i, update in edited} == {
+        ("\n", ""),
+        ("Tomorrow", "\nTomorrow"),
+        (" ", ""),
+        ("too", " too"),
+    }
+    assert ChatResponse.from_updates(got).text == "".join(TEXTS)
 
 
 async def test_a_streams_updates_share_their_ids_and_time(made: list[ChatResponseUpdate]) -> None:

@@ -186,16 +186,18 @@ class RequestRecorder:
                 if self._first_token is None:
                     self._first_token = now
                 self._substantive += 1
-        if update.finish_reason is not None:
-            if self._finish is None:
-                self._finish = {}
-            self._finish[update.choice_index] = update.finish_reason.value
+        rare = update._rare  # (role, finish, properties: ``None`` when none is set)
+        if rare is not None:
+            finish = rare[1]
+            if finish is not None:
+                if self._finish is None:
+                    self._finish = {}
+                self._finish[update.choice_index] = finish.value
+            if rare[2]:
+                self._properties(rare[2])
         if self._response_model is None and update.model_id is not None:
             self._response_model = update.model_id
             self._response_id = update.response_id
-        props = update.additional_properties
-        if props:
-            self._properties(props)
         self.last = update
 
     def observe_run(self, run: list[ChatResponseUpdate]) -> None:
@@ -208,8 +210,7 @@ class RequestRecorder:
         for update in run:
             if (
                 update._contents is None  # (unfolded: one text, or a tool-call fragment's none)
-                and update.finish_reason is None
-                and update.additional_properties is None
+                and update._rare is None  # (no role, finish or properties)
                 and self._response_model is not None
             ):
                 if update._text is not None:

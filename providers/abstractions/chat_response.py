@@ -127,15 +127,18 @@ class ChatResponseBuilder:
         self.count += 1
         if self._ids_missing:
             self._take_ids(update)
-        if update.finish_reason is not None:
-            self._finish_reason = update.finish_reason
-        if update.role is not None:
-            self._take_role(update.choice_index, update.role)
-        if update.additional_properties:
-            if self._properties is None:
-                self._properties = {}
-            self._properties.update(update.additional_properties)
-        if self._keep_raw and (update._event is not None or update._raw is not None):
+        rare = update._rare  # (role, finish, properties: ``None`` when none is set)
+        if rare is not None:
+            role, finish_reason, properties = rare
+            if finish_reason is not None:
+                self._finish_reason = finish_reason
+            if role is not None:
+                self._take_role(update.choice_index, role)
+            if properties:
+                if self._properties is None:
+                    self._properties = {}
+                self._properties.update(properties)
+        if self._keep_raw and update._event is not None:
             if self._raws is None:
                 self._raws = []
             self._raws.append(update)  # (its raw is read when the response's is)
@@ -146,7 +149,7 @@ class ChatResponseBuilder:
         if items is None:  # unfolded (``response_update``): one text, or nothing
             text = update._text
             if text is not None:
-                self._add_text(update._kind, text, None, contents)
+                self._add_text(update._head.kind, text, None, contents)
             return
         for content in items:
             kind = type(content)
@@ -205,15 +208,13 @@ class ChatResponseBuilder:
             if (
                 update._contents is None
                 and update.choice_index == index
-                and update.finish_reason is None
-                and update.role is None
-                and update.additional_properties is None
+                and update._rare is None  # (no role, finish or properties)
                 and not ids_missing
             ):
                 text = update._text
-                if text is None or (run is not None and run.kind is update._kind):
+                if text is None or (run is not None and run.kind is update._head.kind):
                     added += 1
-                    if keep_raw and (update._event is not None or update._raw is not None):
+                    if keep_raw and update._event is not None:
                         if raws is None:
                             raws = self._raws = []
                         raws.append(update)

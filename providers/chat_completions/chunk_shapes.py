@@ -21,6 +21,7 @@ from typing import Any
 
 from providers.abstractions.chat_response import ChatResponseUpdate
 from providers.abstractions.contents import TextContent, TextReasoningContent
+from providers.abstractions.response_update import NO_HEAD, UpdateHead
 from providers.chat_completions.event_templates import EventTemplate
 
 __all__ = [
@@ -115,6 +116,7 @@ class Template:
         "delta_rest",
         "delta_rest_values",
         "field",
+        "head",
         "kind",
         "top_len",
         "top_rest",
@@ -138,6 +140,7 @@ class Template:
         self.field = field
         self.kind = kind
         self.bytes: EventTemplate | None = None  # its event's bytes (``event_reader``)
+        self.head = NO_HEAD  # the last updates' ids and time, shared while they stay
 
 
 head: Callable[[Mapping[str, Any]], tuple[Any, Any, Any, Any]] = itemgetter(*_HEAD)
@@ -207,7 +210,7 @@ class FragmentTemplate:
     accumulator; the update it returns is the full path's (no contents: a call becomes a
     ``FunctionCallContent`` only when complete)."""
 
-    __slots__ = ("bytes", "choice", "delta", "entry", "function", "top")
+    __slots__ = ("bytes", "choice", "delta", "entry", "function", "head", "top")
 
     def __init__(
         self,
@@ -223,6 +226,7 @@ class FragmentTemplate:
         self.entry = (len(entry), *_rest(entry, ("index", "function")))
         self.function = (len(function), *_rest(function, ("arguments",)))
         self.bytes: EventTemplate | None = None  # its event's bytes (``event_reader``)
+        self.head = NO_HEAD  # the last updates' ids and time, shared while they stay
 
     def read(
         self, chunk: Any, append: Callable[[int, int, str], bool]
@@ -286,15 +290,21 @@ class FragmentTemplate:
                 return None
         except (KeyError, TypeError):
             return None  # (a key missing, or a level that is not a dict)
+        if type(created) is not int:
+            created = None
+        last = self.head
+        if (
+            last.response_id != response_id
+            or last.model_id != model_id
+            or last.created_at != created
+            or type(model_id) is not type(last.model_id)
+        ):
+            last = self.head = UpdateHead(response_id, model_id, created)
         update = _new(ChatResponseUpdate)  # unfolded and empty (``response_update``)
-        update._contents = update._text = update.role = update.finish_reason = None
-        update._kind = TextContent
-        update.response_id = response_id
-        update.model_id = model_id
-        update.created_at = created if type(created) is int else None
+        update._contents = update._text = update._rare = None
+        update._head = last
         update.choice_index = index
-        update.additional_properties = update._event = None
-        update._raw = chunk
+        update._event = chunk  # (the parsed chunk: ``raw`` itself)
         return update
 
 

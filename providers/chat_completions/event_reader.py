@@ -22,7 +22,7 @@ import orjson
 
 from providers.abstractions.contents import TextContent
 from providers.abstractions.errors import InvalidResponseError
-from providers.abstractions.response_update import ChatResponseUpdate
+from providers.abstractions.response_update import ChatResponseUpdate, UpdateHead
 from providers.chat_completions.chunk_shapes import FragmentTemplate, Template, choice_head, head
 from providers.chat_completions.event_templates import EventTemplate, learn
 from providers.transport.json_guard import nests_deeper, too_deep
@@ -61,13 +61,9 @@ def read_events(
                     update = _new(ChatResponseUpdate)  # see _new
                     update._contents = None  # unfolded: one text
                     update._text = text
-                    update._kind = tb.kind
-                    update.role = update.finish_reason = update.additional_properties = None
-                    update.response_id = tb.response_id
-                    update.model_id = tb.model_id
-                    update.created_at = tb.created_at
+                    update._rare = None
+                    update._head = tb  # (it holds the ids, time and kind the update would)
                     update.choice_index = tb.index
-                    update._raw = None
                     update._event = tb  # (its bytes are the template's with this text)
                     append(update)
                     continue
@@ -79,13 +75,9 @@ def read_events(
                 if text and type(text) is str and n._append_arguments(fb.index, fb.call, text):
                     update = _new(ChatResponseUpdate)
                     update._contents = update._text = None  # unfolded and empty
-                    update._kind = TextContent
-                    update.role = update.finish_reason = update.additional_properties = None
-                    update.response_id = fb.response_id
-                    update.model_id = fb.model_id
-                    update.created_at = fb.created_at
+                    update._rare = None
+                    update._head = fb
                     update.choice_index = fb.index
-                    update._raw = None
                     update._event = data
                     append(update)
                     continue
@@ -128,16 +120,24 @@ def read_events(
                                     and type(response_id) is str
                                     and (rest is None or rest(delta) == t.delta_rest_values)
                                 ):
+                                    if type(created) is not int:
+                                        created = None
+                                    last = t.head
+                                    if (
+                                        last.response_id != response_id
+                                        or last.model_id != model_id
+                                        or last.created_at != created
+                                        or type(model_id) is not type(last.model_id)
+                                    ):
+                                        last = t.head = UpdateHead(
+                                            response_id, model_id, created, t.kind
+                                        )
                                     update = _new(ChatResponseUpdate)  # see _new
                                     update._contents = None  # unfolded: one text
                                     update._text = text
-                                    update._kind = t.kind
-                                    update.role = update.finish_reason = None
-                                    update.response_id = response_id
-                                    update.model_id = model_id
-                                    update.created_at = created if type(created) is int else None
+                                    update._rare = None
+                                    update._head = last
                                     update.choice_index = index
-                                    update.additional_properties = update._raw = None
                                     update._event = data
                                     append(update)
                                     if n._relearn > 0:
@@ -150,7 +150,6 @@ def read_events(
             if f is not None:  # (the common tool-call chunk, ``FragmentTemplate``)
                 fragment = f.read(chunk, n._append_arguments)
                 if fragment is not None:
-                    fragment._raw = None
                     fragment._event = data
                     append(fragment)
                     if n._relearn > 0:
@@ -160,8 +159,7 @@ def read_events(
             for update in made:
                 if update.finish_reason is not None:
                     n.finished = True
-                update._raw = None  # (the chunk is kept as its bytes)
-                update._event = data
+                update._event = data  # (the chunk is kept as its bytes)
                 append(update)
             if n._template is not t:
                 t = n._template

@@ -33,6 +33,7 @@ from providers.abstractions.contents import (
 from providers.abstractions.errors import InvalidResponseError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.open_values import ChatFinishReason, ChatRole, finish_reason_of, role_of
+from providers.abstractions.response_update import NO_HEAD, UpdateHead
 from providers.abstractions.usage import parse_usage
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.chunk_shapes import (
@@ -78,6 +79,7 @@ class ChunkNormalizer:
         "_depth",
         "_fingerprint",
         "_fragment",
+        "_head",
         "_limits",
         "_offered_tools",
         "_profile",
@@ -116,6 +118,7 @@ class ChunkNormalizer:
         self._fragment: FragmentTemplate | None = None  # its common tool-call chunk
         self._depth = (limits or DEFAULT_LIMITS).max_json_depth
         self._relearn = RELEARN_BUDGET  # event templates this stream may still learn
+        self._head = NO_HEAD  # the last updates' ids and time (``UpdateHead``), shared
         self.done = False  # `data: [DONE]` read (``read_events``)
         self.finished = False  # a finish reason read (``read_events``)
 
@@ -289,16 +292,22 @@ class ChunkNormalizer:
                 update = _new(ChatResponseUpdate)  # ChatResponseUpdate(...), see _new
                 update._contents = contents
                 update._text = None
-                update._kind = TextContent
-                update.role = role
-                update.finish_reason = finish_reason
-                update.response_id = response_id
-                update.model_id = model_id
-                update.created_at = created
+                update._rare = (
+                    None
+                    if role is None and finish_reason is None and choice_extras is None
+                    else (role, finish_reason, choice_extras)
+                )
+                head = self._head
+                if (
+                    head.response_id != response_id
+                    or head.model_id != model_id
+                    or head.created_at != created
+                    or type(model_id) is not type(head.model_id)
+                ):
+                    head = self._head = UpdateHead(response_id, model_id, created)
+                update._head = head
                 update.choice_index = index
-                update.additional_properties = choice_extras
-                update._raw = chunk
-                update._event = None
+                update._event = chunk  # (``raw``: the parsed chunk itself)
                 updates.append(update)
         if not updates:
             updates.append(

@@ -238,18 +238,14 @@ class _StreamRecovery:
             if text is None:
                 if (
                     update._contents is None  # (unfolded and empty: a tool-call fragment's)
-                    and update.finish_reason is None
-                    and update.role is None
-                    and update.additional_properties is None
+                    and update._rare is None  # (no role, finish or properties)
                     and update.choice_index == self._index
                 ):
                     continue
             elif (
-                update._kind is TextContent
+                update._head.kind is TextContent
                 and update.choice_index == self._index
-                and update.finish_reason is None
-                and update.role is None
-                and update.additional_properties is None
+                and update._rare is None  # (no role, finish or properties)
                 and self._texts_kind is TextContent
                 and recovery is not None
             ):
@@ -281,10 +277,8 @@ class _StreamRecovery:
         text = update._text  # (one unfolded text, ``response_update``: no list to look at)
         if (
             text is not None
-            and update._kind is TextReasoningContent
-            and update.finish_reason is None
-            and update.role is None
-            and update.additional_properties is None
+            and update._head.kind is TextReasoningContent
+            and update._rare is None  # (no role, finish or properties)
             and recovery._server_reasoning
             and (
                 not recovery._block_whitespace
@@ -307,22 +301,21 @@ class _StreamRecovery:
         except LimitPassed as passed:
             raise self._failed(passed, update.choice_index) from None
         self._last = update
-        contents = update._contents or []  # (still unfolded: nothing)
-        if (
-            len(contents) <= 1
-            and update.role is None
-            and update.finish_reason is None
-            and update.additional_properties is None
-        ):
-            if not contents:
-                return  # (nothing the partial response would show)
-            only = contents[0]
-            kind = type(only)
-            if (kind is TextContent or kind is TextReasoningContent) and (
-                only.additional_properties is None
-            ):
-                self._gather(only.text, kind)  # type: ignore[attr-defined]
+        update._unfold()  # (the caller may keep it: as small as an update not edited)
+        if update._rare is None:  # (no role, finish or properties)
+            contents = update._contents
+            if contents is None:  # (unfolded: one text, or nothing to show)
+                if update._text is not None:
+                    self._gather(update._text, update._head.kind)
                 return
+            if len(contents) == 1:
+                only = contents[0]
+                kind = type(only)
+                if (kind is TextContent or kind is TextReasoningContent) and (
+                    only.additional_properties is None
+                ):
+                    self._gather(only.text, kind)  # type: ignore[attr-defined]
+                    return
         if self._texts:
             self._fold()
         self._partial.add(update)

@@ -72,7 +72,8 @@ FLAGS = ("default", "default_factory", "init", "repr", "hash", "compare", "metad
 OWNERS = (
     "providers.abstractions.contents providers.abstractions.options providers.abstractions.limits "
     "providers.abstractions.messages providers.abstractions.usage providers.backends "
-    "providers.transport.endpoint providers.transport.timeouts providers.layers.retry"
+    "providers.transport.endpoint providers.transport.timeouts providers.layers.retry "
+    "providers.abstractions.chat_response"
 )
 """Modules whose every dataclass is a value class."""
 

@@ -40,6 +40,7 @@ __all__ = [
     "POOL_CHECK",
     "REFERENCE_FLOOR",
     "REQUEST",
+    "STANDARD_BUILDER_CHECK",
     "ClientSpec",
     "Revision",
     "SessionFactory",
@@ -76,6 +77,9 @@ BUILDER_CHECK = "oaicompat_builder"
 ``ChatResponseBuilder(keep_raw=False)`` as it arrives (the response it builds keeps the text, as
 the floor keeps it, and no raw chunks). Concurrency phase only: what the library itself holds,
 apart from what a caller chooses to keep."""
+STANDARD_BUILDER_CHECK = "full_retry_builder"
+"""``BUILDER_CHECK`` for the standard pipeline (``create_chat_client``, retry included): what
+its layers hold besides the wire client."""
 OBJECTS_CHECK = "floor_objects"
 """The orjson floor keeping one small object per chunk (its text in a one-slot instance)
 instead of the string: the least memory an API that hands its caller an object per chunk can
@@ -487,14 +491,19 @@ def default_clients() -> dict[str, ClientSpec]:
     return {spec.name: spec for spec in specs}
 
 
-def builder_check_client() -> ClientSpec:
-    """``BUILDER_CHECK``: concurrency phase only, like ``POOL_CHECK``."""
-    return ClientSpec(
-        BUILDER_CHECK,
-        "client, no update kept",
-        _on_own_pool(_wire_client, keep_updates=False),
-        concurrency_session=_on_own_pool(_wire_client, keep_updates=False),
-    )
+def builder_check_client(*, standard: bool = False) -> ClientSpec:
+    """``BUILDER_CHECK`` (``STANDARD_BUILDER_CHECK`` with ``standard``): concurrency phase only,
+    like ``POOL_CHECK``."""
+    if standard:
+        name, label, build = (
+            STANDARD_BUILDER_CHECK,
+            "standard, no update kept",
+            _full_pipeline_with_retry,
+        )
+    else:
+        name, label, build = BUILDER_CHECK, "client, no update kept", _wire_client
+    session = _on_own_pool(build, keep_updates=False)
+    return ClientSpec(name, label, session, concurrency_session=session)
 
 
 def objects_check_client() -> ClientSpec:

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import gc
 import json
 import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,7 @@ from benchmarks.clients import (
     BUILDER_CHECK,
     OBJECTS_CHECK,
     POOL_CHECK,
+    STANDARD_BUILDER_CHECK,
     ClientSpec,
     builder_check_client,
     default_clients,
@@ -238,10 +241,11 @@ def main(argv: list[str] | None = None) -> None:
     use_tree(args.tree)
     pin_to_cpu(args.cpu)
     silence_library_logs()
-    checks = {
+    checks: dict[str, Callable[[], ClientSpec]] = {
         POOL_CHECK: pool_check_client,
         OBJECTS_CHECK: objects_check_client,
         BUILDER_CHECK: builder_check_client,
+        STANDARD_BUILDER_CHECK: functools.partial(builder_check_client, standard=True),
     }
     spec = checks[args.client]() if args.client in checks else default_clients()[args.client]
     result = asyncio.run(run_streams(spec, args.base, Scenario.parse(args.scenario), args.streams))

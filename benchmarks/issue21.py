@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchmarks.clients import BUILDER_CHECK, OBJECTS_CHECK, POOL_CHECK
+from benchmarks.clients import BUILDER_CHECK, OBJECTS_CHECK, POOL_CHECK, STANDARD_BUILDER_CHECK
 from benchmarks.scenarios import Scenario
 
 __all__ = ["issue21_lines"]
@@ -108,9 +108,10 @@ def issue21_lines(report: dict[str, Any], floor: str) -> list[str]:
 
 
 def _memory_check_lines(concurrency: dict[str, Any], base: dict[str, Any] | None) -> list[str]:
-    """The two rows that read issue 21's memory bar: the least an API handing out an object per
+    """The rows that read issue 21's memory bar: the least an API handing out an object per
     chunk can take (``OBJECTS_CHECK``, reported), and what the library itself holds when its
-    caller keeps no update (``BUILDER_CHECK``, held to the bar)."""
+    caller keeps no update (``BUILDER_CHECK`` and ``STANDARD_BUILDER_CHECK``, held to the
+    bar)."""
     lines = []
     for client, judged, label in (
         (
@@ -124,6 +125,12 @@ def _memory_check_lines(concurrency: dict[str, Any], base: dict[str, Any] | None
             True,
             "bare client, its caller keeping no update (a ChatResponseBuilder; limit 1.2: what "
             "the library itself holds)",
+        ),
+        (
+            STANDARD_BUILDER_CHECK,
+            True,
+            "standard pipeline, its caller keeping no update (limit 1.2: what the library "
+            "itself holds)",
         ),
     ):
         run = concurrency.get(client)

@@ -177,6 +177,7 @@ def _run(options: Options, revision: Revision | None) -> tuple[dict[str, Any], i
         if options.concurrency:
             phase = time.perf_counter()
             checks = [pool_check_client(), objects_check_client(), builder_check_client()]
+            checks.append(builder_check_client(standard=True))
             shown = [*specs, *checks]
             report["concurrency"] = _concurrency(options, shown, base, client_cpu)
             phases["concurrency"] = time.perf_counter() - phase

@@ -159,9 +159,9 @@ Every ``TimingsKind`` has an entry (``tests/unit/test_backends_table.py``)."""
 
 
 def __getattr__(name: str) -> Any:
-    # The extractor classes live one per module (each is a frozen dataclass, about 1 ms to build
-    # on first import, and a client needs only its backend's); they are resolved here on first
-    # use, as ``providers._lazy`` resolves a package root's names.
+    # The extractor classes live one per module (a client needs only its backend's, and each
+    # module costs its load); they are resolved here on first use, as ``providers._lazy``
+    # resolves a package root's names.
     module = _CLASS_MODULE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -347,9 +347,9 @@ class RetryingChatClient(DelegatingChatClient):
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        return updates_of(self.get_streaming_runs(messages, options))
+        return updates_of(self._streaming_runs(messages, options))
 
-    async def get_streaming_runs(
+    async def _streaming_runs(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> UpdateRuns:
         messages = replayable(messages)

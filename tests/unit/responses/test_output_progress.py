@@ -88,7 +88,10 @@ async def test_a_cut_call_is_retried_while_short_and_surfaces_once_long(
     fragments: int, retried: bool
 ) -> None:
     sent: list[int] = []
-    bodies = [_tool_call_stream(fragments, complete=False), _tool_call_stream(fragments, complete=True)]
+    bodies = [
+        _tool_call_stream(fragments, complete=False),
+        _tool_call_stream(fragments, complete=True),
+    ]
     client = RetryingChatClient(_wire(bodies, sent), RetryPolicy(), sleep=_no_wait)
     updates: list[ChatResponseUpdate] = []
     if retried:

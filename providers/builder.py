@@ -16,15 +16,18 @@ iterator composes the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from providers.abstractions.chat_client import ChatClient
+from providers.abstractions.errors import ConfigurationError
 from providers.layers.extra_body import ExtraBodyChatClient
 from providers.layers.retry import RetryingChatClient, RetryPolicy
 from providers.layers.text_recovery import TextRecoveryChatClient
 from telemetry.telemetry_client import TelemetryChatClient
 
 if TYPE_CHECKING:
+    from providers.layers.anonymous import GetResponse, GetStreamingResponse
     from providers.layers.session_affinity import SessionAffinity
 
 __all__ = ["ChatClientBuilder"]
@@ -40,14 +43,45 @@ class ChatClientBuilder:
     when an ``OpenTelemetryChatClient`` is made). The standard order
     (``providers.factory.create_chat_client``) reads::
 
-        ChatClientBuilder(client).use_telemetry().use_retry().use_text_tool_calls().build()
+        ChatClientBuilder(client).use_telemetry().use_retry().use_text_recovery().build()
+
+    ``use`` adds a layer of the caller's own: a factory (``inner -> client``, a
+    ``DelegatingChatClient`` subclass is one), or, for one-off middleware, the functions that
+    stand for its methods (``AnonymousDelegatingChatClient``, as MEAI's ``Use`` overload).
     """
 
     def __init__(self, inner: ChatClient) -> None:
         self._inner = inner
         self._factories: list[LayerFactory] = []
 
-    def use(self, factory: LayerFactory) -> ChatClientBuilder:
+    def use(
+        self,
+        factory: LayerFactory | None = None,
+        *,
+        get_response: GetResponse | None = None,
+        get_streaming_response: GetStreamingResponse | None = None,
+    ) -> ChatClientBuilder:
+        """Add a layer: ``factory(inner)``, or one made of ``get_response(messages, options,
+        inner)`` and ``get_streaming_response(messages, options, inner)``. Either function may
+        be given alone; the other is then derived from it, as MEAI derives it (a whole answer
+        from the stream; a stream from the whole answer, so streamed calls wait for it:
+        ``providers.layers.anonymous``). Raises ``ConfigurationError`` for none of them, or
+        for a factory with functions."""
+        if get_response is not None or get_streaming_response is not None:
+            if factory is not None:
+                raise ConfigurationError("use: pass a layer factory or functions, not both")
+            # deferred: one-off middleware is rare; not loaded for a first request
+            from providers.layers.anonymous import AnonymousDelegatingChatClient
+
+            factory = partial(
+                AnonymousDelegatingChatClient,
+                get_response=get_response,
+                get_streaming_response=get_streaming_response,
+            )
+        elif factory is None:
+            raise ConfigurationError(
+                "use: pass a layer factory, get_response, get_streaming_response or both"
+            )
         self._factories.append(factory)
         return self
 
@@ -72,7 +106,7 @@ class ChatClientBuilder:
 
         return self.use(lambda inner: OpenTelemetryChatClient(inner, **kwargs))
 
-    def use_text_tool_calls(
+    def use_text_recovery(
         self, text_tool_calls: str = "auto", *, reasoning_tags: str = "auto", **kwargs: Any
     ) -> ChatClientBuilder:
         """``TextRecoveryChatClient``: tool calls and ``<think>`` tags left in text become
@@ -83,6 +117,10 @@ class ChatClientBuilder:
                 inner, reasoning_tags=reasoning_tags, text_tool_calls=text_tool_calls, **kwargs
             )
         )
+
+    use_text_tool_calls = use_text_recovery
+    """The former name of ``use_text_recovery`` (before MEAI's ``UseX`` / ``XChatClient``
+    pairing was followed), kept as an alias so existing code keeps working."""
 
     def use_extra_body(self, extra_body: Mapping[str, Any]) -> ChatClientBuilder:
         """``ExtraBodyChatClient``: configured body keys on every request, never overriding

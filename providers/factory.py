@@ -110,7 +110,7 @@ def create_chat_client(
     if extra_body:
         builder.use_extra_body(extra_body)
     if reasoning_tags not in (None, "off") or text_tool_calls not in (None, "off"):
-        builder.use_text_tool_calls(
+        builder.use_text_recovery(
             text_tool_calls if text_tool_calls is not None else "off",
             reasoning_tags=reasoning_tags if reasoning_tags is not None else "off",
             limits=limits,

@@ -138,9 +138,9 @@ class ObservingChatClient(DelegatingChatClient):
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        return updates_of(self.get_streaming_runs(messages, options))
+        return updates_of(self._streaming_runs(messages, options))
 
-    async def get_streaming_runs(
+    async def _streaming_runs(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> UpdateRuns:
         # The body runs on the caller's first `anext`, i.e. when the request is really sent.

@@ -1,16 +1,22 @@
 """``DelegatingChatClient``: the base of every layer, as MEAI's ``DelegatingChatClient`` is.
 
 A cross-cutting concern (text recovery, retry, telemetry, failover) is one subclass that overrides
-only what it changes and forwards the rest to ``inner``. A layer that works on a stream is an
-async generator over the inner one, and closes it in ``finally`` (``close_stream``): a caller's
-``break`` then reaches the wire client at once and releases its connection.
+only what it changes and forwards the rest to ``inner``. The contract is MEAI's: a layer that
+changes the stream overrides ``get_streaming_response``, one that changes whole answers
+``get_response``, and nothing else. A layer that works on a stream is an async generator over
+the inner one, and closes it in ``finally`` (``close_stream``): a caller's ``break`` then
+reaches the wire client at once and releases its connection.
+
+The library's own layers also pass each other runs of updates through a private channel
+(``_streaming_runs``, ``providers.abstractions.update_runs``), for speed; it is derived from
+``get_streaming_response`` and never bypasses a layer that overrides only that.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
@@ -42,12 +48,12 @@ class DelegatingChatClient:
     ) -> AsyncIterator[ChatResponseUpdate]:
         return self.inner.get_streaming_response(messages, options)
 
-    def get_streaming_runs(
+    def _streaming_runs(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> UpdateRuns:
-        """The stream as runs of updates that arrived together (``update_runs``): the inner
-        client's. A layer that edits the stream overrides both methods; one that overrides
-        only ``get_streaming_response`` is read through that (``runs_of``)."""
+        """Private: the stream as runs (``update_runs``), for the library's layers only: the
+        inner client's, read through its ``get_streaming_response`` unless the library vouches
+        for its runs (``runs_of``)."""
         return runs_of(self.inner, messages, options)
 
     async def get_response_as(
@@ -87,7 +93,7 @@ class DelegatingChatClient:
     async def aclose(self) -> None:
         await self.inner.aclose()
 
-    async def __aenter__(self) -> DelegatingChatClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(

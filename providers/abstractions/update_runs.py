@@ -1,19 +1,21 @@
-"""Runs: a stream's updates that arrived together, passed between layers as one list.
+"""Runs: a stream's updates that arrived together, passed between the library's layers as a list.
 
 A pipeline of layers, each an async generator over the one inside it, resumes every layer once
 per update: with telemetry, retry and text recovery over the wire client, four generator
 resumptions for each token, and each layer's per-update work behind a method call. Yet the
 wire client reads a network read's events at once (a read holds dozens of them, hundreds on
 a fast server), so the updates arrive in runs anyway. The library's own layers therefore pass
-runs: ``get_streaming_runs`` yields lists of updates, each layer works through a run in a plain
-loop, and only the caller's end turns runs back into updates (``updates_of``), one generator
-resumption per update for the whole pipeline.
+runs to each other: a private ``_streaming_runs`` yields lists of updates, each layer works
+through a run in a plain loop, and only the caller's end turns runs back into updates
+(``updates_of``), one generator resumption per update for the whole pipeline.
 
-``get_streaming_response`` stays the public contract of every client, and runs are an extra
-that a client may offer beside it. A client that does not (a caller's own, another library's),
-or whose ``get_streaming_response`` is overridden below the class that offers runs (a subclass
-that edits updates its own way), is read one update per run (``runs_of``): its edits are never
-bypassed.
+This is a private channel, derived from the one public contract. ``get_streaming_response`` is
+the stream of every client, and the only streaming method a layer author overrides. Runs are
+asked of a client only where the library itself vouches for them (``offers_runs``): its class's
+``_streaming_runs`` is the library's own, and no class below that one overrides
+``get_streaming_response``. Any other client (a caller's own, another library's, a subclass of
+one of ours that edits updates its own way) is read one update per run (``runs_of``): its
+``get_streaming_response`` is never bypassed.
 
 One difference a caller can see: a layer handles a whole run before the first update of it
 reaches the caller, so a caller that stops in the middle of a run has had the rest of it
@@ -24,17 +26,32 @@ brought, so that is output the server had already sent.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
+from providers.abstractions.contents import UsageContent
 from providers.abstractions.response_update import ChatResponseUpdate
 
 if TYPE_CHECKING:
     from providers.abstractions.chat_client import ChatInput
+    from providers.abstractions.chat_response import ChatResponse
     from providers.abstractions.options import ChatOptions
 
-__all__ = ["UpdateRuns", "close_stream", "offers_runs", "runs_of", "updates_of"]
+__all__ = [
+    "UpdateRuns",
+    "close_stream",
+    "offers_runs",
+    "response_updates",
+    "runs_of",
+    "updates_of",
+]
 
 UpdateRuns: TypeAlias = AsyncIterator[list[ChatResponseUpdate]]
+
+RUNS_METHOD: Final = "_streaming_runs"
+"""The private method a library class implements to offer runs (never part of the contract)."""
+
+_LIBRARY: Final = ("providers.", "telemetry.")
+"""Packages whose classes may offer runs: the library's own, which keep the two in step."""
 
 _OFFERS: dict[type, bool] = {}
 
@@ -48,16 +65,21 @@ def _definer(cls: type, name: str) -> type | None:
 
 
 def offers_runs(cls: type) -> bool:
-    """Do instances of ``cls`` offer runs that stand for their ``get_streaming_response``?
+    """May the library read instances of ``cls`` as runs instead of update by update?
 
-    Only if ``get_streaming_runs`` is defined in the class that defines
-    ``get_streaming_response``, or in one below it: a subclass that overrides the updates but
-    not the runs would otherwise have its override skipped."""
+    Only when ``_streaming_runs`` is defined by one of the library's own classes, and in the
+    class that defines ``get_streaming_response`` or one below it: a subclass that overrides
+    the updates but not the runs would otherwise have its override skipped, and a class outside
+    the library that happens to define a method of that name is not trusted with it."""
     found = _OFFERS.get(cls)
     if found is None:
-        runs = _definer(cls, "get_streaming_runs")
+        runs = _definer(cls, RUNS_METHOD)
         updates = _definer(cls, "get_streaming_response")
-        found = runs is not None and (updates is None or issubclass(runs, updates))
+        found = (
+            runs is not None
+            and runs.__module__.startswith(_LIBRARY)
+            and (updates is None or issubclass(runs, updates))
+        )
         _OFFERS[cls] = found
     return found
 
@@ -66,7 +88,7 @@ def runs_of(client: Any, messages: ChatInput, options: ChatOptions | None) -> Up
     """``client``'s stream as runs: its own when it offers them (``offers_runs``), else each
     update of its ``get_streaming_response`` as a run of one."""
     if offers_runs(type(client)):
-        runs: UpdateRuns = client.get_streaming_runs(messages, options)
+        runs: UpdateRuns = client._streaming_runs(messages, options)
         return runs
     return _singles(client.get_streaming_response(messages, options))
 
@@ -98,3 +120,26 @@ async def close_stream(stream: AsyncIterator[Any] | None) -> None:
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:
         await aclose()
+
+
+def response_updates(response: ChatResponse) -> list[ChatResponseUpdate]:
+    """A whole ``response`` as the stream ``ChatResponse.from_updates`` turns back into it (MEAI's
+    ``ToChatResponseUpdates``): one update per message, the response's ids and finish reason on
+    each, its usage on the last. For a client that has only a whole answer to stream."""
+    updates = [
+        ChatResponseUpdate(
+            list(message.contents),
+            message.role,
+            response.finish_reason,
+            response.response_id,
+            response.model_id,
+            response.created_at,
+            index,
+            dict(response.additional_properties),
+            response.raw,
+        )
+        for index, message in enumerate(response.messages)
+    ]
+    if updates and response.usage is not None:
+        updates[-1].contents.append(UsageContent(response.usage))
+    return updates

@@ -261,10 +261,10 @@ class OpenAiCompatibleChatClient(HttpClientBase):
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        """The answer as it arrives, update by update (``get_streaming_runs``, unrolled)."""
-        return updates_of(self.get_streaming_runs(messages, options))
+        """The answer as it arrives, update by update (``_streaming_runs``, unrolled)."""
+        return updates_of(self._streaming_runs(messages, options))
 
-    async def get_streaming_runs(
+    async def _streaming_runs(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> UpdateRuns:
         """The answer as it arrives, each network read's updates as one run

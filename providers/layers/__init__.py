@@ -14,7 +14,9 @@ stream, it is one async generator over its inner stream. ``ChatClientBuilder`` s
 * ``function_invocation``: ``FunctionInvokingChatClient``, the tool loop that runs the
   ``AIFunction`` calls the model makes;
 * ``session_affinity``: ``SessionAffinityChatClient``, one routing key per conversation for
-  cache-aware routers (``SessionAffinity``).
+  cache-aware routers (``SessionAffinity``);
+* ``anonymous``: ``AnonymousDelegatingChatClient``, one-off middleware made of functions
+  (``ChatClientBuilder.use(get_response=..., get_streaming_response=...)``).
 """
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING

@@ -65,7 +65,7 @@ class ExtraBodyChatClient(DelegatingChatClient):
     ) -> AsyncIterator[ChatResponseUpdate]:
         return self.inner.get_streaming_response(messages, self._options(options))
 
-    def get_streaming_runs(
+    def _streaming_runs(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> UpdateRuns:
         return runs_of(self.inner, messages, self._options(options))

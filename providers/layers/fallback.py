@@ -21,7 +21,7 @@ error class when the fallback answered. A fallback is also logged (``llm.fallbac
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
@@ -223,7 +223,7 @@ class FallbackChatClient:
         finally:
             await self.fallback.aclose()
 
-    async def __aenter__(self) -> FallbackChatClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:

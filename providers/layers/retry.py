@@ -1,4 +1,4 @@
-"""Retries that are safe for LLM calls: ``RetryPolicy`` (on tenacity) and ``RetryingChatClient``.
+"""Retries that are safe for LLM calls: ``RetryPolicy`` and ``RetryingChatClient``.
 
 What is retried is decided by ``isinstance`` and fields, never by message text::
 
@@ -36,6 +36,11 @@ Full jitter rather than openai-python's 0-25 % shortening: several clients that 
 that herd. The 300 s total never cuts the default schedule (two honoured 120 s waits are 240 s);
 it bounds what a larger ``max_attempts`` can add. Waiting out a model that is still loading is
 ``capabilities.readiness``'s job, with its own budget, not this layer's.
+
+The attempts are a plain loop over ``RetryPolicy.decide`` (``_retried``): the decision already
+holds the whole policy (what is retried, how long to wait, the budget), so a retry library would
+only be glue around it. Attempt 1 runs before the loop, so the call that succeeds (nearly all)
+pays nothing for it.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ import asyncio
 import math
 import random as _random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
@@ -68,9 +73,6 @@ from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of
 from providers.layers.retry_decision import RetryDecision
 from providers.layers.stream_head import RunsHead, read_head_runs, replayable
 
-if TYPE_CHECKING:
-    import tenacity
-
 __all__ = [
     "DEFAULT_RETRY_STATUSES",
     "RETRY_ATTEMPTS",
@@ -86,6 +88,8 @@ RETRY_EVENT: Final = "llm.request.retry"
 """The event logged before each retry, with ``attempt``, ``wait`` and ``reason``."""
 
 Sleep = Callable[[float], Awaitable[None]]
+OnRetry = Callable[[int, float, str, BaseException], None]
+"""``on_retry(attempt, wait, reason, error)``: told before each wait (the client logs it)."""
 _T = TypeVar("_T")
 
 
@@ -176,76 +180,62 @@ class RetryPolicy:
             )
         return RetryDecision(True, min(self.backoff(retries_made, fraction), budget_left), reason)
 
-    def retrying(
+    async def run(
         self,
+        attempt: Callable[[], Awaitable[_T]],
         *,
         sleep: Sleep = asyncio.sleep,
         random: Callable[[], float] = _random.random,
-        on_retry: Callable[[int, float, str, BaseException], None] | None = None,
-    ) -> tenacity.AsyncRetrying:
-        """A fresh tenacity ``AsyncRetrying`` for one call (it keeps that call's state).
-
-        ``on_retry(attempt, wait, reason, error)`` runs before each sleep; the last error is
-        re-raised as is, with a note when a retryable one was refused.
-        """
-        return _Run(self, random, on_retry).retrying(sleep)
-
-
-class _Run:
-    """One call's decisions, glued to tenacity: decided once per failure, in ``retry``."""
-
-    __slots__ = ("_decision", "_on_retry", "_policy", "_random")
-
-    def __init__(
-        self,
-        policy: RetryPolicy,
-        random: Callable[[], float],
-        on_retry: Callable[[int, float, str, BaseException], None] | None,
-    ) -> None:
-        self._policy = policy
-        self._random = random
-        self._on_retry = on_retry
-        self._decision = RetryDecision(False)
-
-    def retrying(self, sleep: Sleep) -> tenacity.AsyncRetrying:
-        # deferred: -X importtime: tenacity, needed only once a call failed (issue 21)
-        import tenacity
-
-        return tenacity.AsyncRetrying(
-            retry=self._retry,
-            wait=self._wait,
-            stop=tenacity.stop_after_attempt(self._policy.max_attempts),
-            sleep=sleep,
-            before_sleep=self._before_sleep,
-            reraise=True,
+        on_retry: OnRetry | None = None,
+    ) -> _T:
+        """``await attempt()`` again per this policy until it succeeds, for any caller (the
+        chat client layer uses the same loop). ``on_retry(attempt, wait, reason, error)`` runs
+        before each wait; the last error is raised as is, with a note when a retryable one was
+        refused."""
+        try:
+            return await attempt()
+        except BaseException as exc:  # (judged by decide: only a ProviderError is retried)
+            failed = exc
+        result, _ = await _retried(
+            self, failed, attempt, sleep=sleep, random=random, on_retry=on_retry
         )
+        return result
 
-    def _retry(self, state: tenacity.RetryCallState) -> bool:
-        outcome = state.outcome
-        error = outcome.exception() if outcome is not None and outcome.failed else None
-        if error is None:
-            return False
-        decision = self._policy.decide(
-            error,
-            retries_made=state.attempt_number - 1,
-            waited=state.idle_for,
-            fraction=self._random(),
-        )
-        self._decision = decision
+
+async def _retried(
+    policy: RetryPolicy,
+    failed: BaseException,
+    attempt: Callable[[], Awaitable[_T]],
+    *,
+    sleep: Sleep,
+    random: Callable[[], float],
+    on_retry: OnRetry | None,
+) -> tuple[_T, int]:
+    """Attempts 2 onwards of one call, after attempt 1 failed with ``failed``.
+
+    Returns the result and the number of attempts made in all. The error that ends the call
+    is raised as is (a ``ProviderError`` carrying ``retry_attempts``), noted with the policy's
+    refusal when a retryable error was refused."""
+    attempts = 1
+    waited = 0.0
+    error = failed
+    while True:
+        decision = policy.decide(error, retries_made=attempts - 1, waited=waited, fraction=random())
         if decision.refusal is not None:
             error.add_note(decision.refusal)
-        return decision.retry
-
-    def _wait(self, state: tenacity.RetryCallState) -> float:
-        return self._decision.wait
-
-    def _before_sleep(self, state: tenacity.RetryCallState) -> None:
-        outcome = state.outcome
-        error = outcome.exception() if outcome is not None else None
-        if self._on_retry is not None and error is not None:
-            self._on_retry(
-                state.attempt_number, self._decision.wait, self._decision.reason or "", error
-            )
+        if not decision.retry or attempts >= policy.max_attempts:
+            if isinstance(error, ProviderError):
+                error.retry_attempts = attempts - 1
+            raise error
+        if on_retry is not None:
+            on_retry(attempts, decision.wait, decision.reason or "", error)
+        await sleep(decision.wait)
+        waited += decision.wait
+        attempts += 1
+        try:
+            return await attempt(), attempts
+        except BaseException as exc:  # (judged by decide on the next turn)
+            error = exc
 
 
 class RetryingChatClient(DelegatingChatClient):
@@ -283,9 +273,6 @@ class RetryingChatClient(DelegatingChatClient):
         self._random = random
         self._log = logger if logger is not None else get_logger(__name__)
 
-    def _retrying(self) -> tenacity.AsyncRetrying:
-        return self.policy.retrying(sleep=self._sleep, random=self._random, on_retry=self._logged)
-
     def _logged(self, attempt: int, wait: float, reason: str, error: BaseException) -> None:
         self._log.warning(
             RETRY_EVENT,
@@ -301,27 +288,15 @@ class RetryingChatClient(DelegatingChatClient):
     async def _after_first_failure(
         self, failed: BaseException, attempt: Callable[[], Awaitable[_T]]
     ) -> tuple[_T, int]:
-        """Attempts 2 onwards, after attempt 1 (made without tenacity) failed with ``failed``.
-
-        Returns the result and the number of attempts made in all; a ``ProviderError`` that
-        ends it carries ``retry_attempts``.
-        """
-        attempts = 0
-        pending: BaseException | None = failed
-        result: _T | None = None
-        try:
-            async for state in self._retrying():
-                with state:
-                    attempts += 1
-                    if pending is not None:  # tenacity judges attempt 1's failure first
-                        error, pending = pending, None
-                        raise error
-                    result = await attempt()
-        except ProviderError as exc:
-            exc.retry_attempts = attempts - 1
-            raise
-        assert result is not None  # (tenacity re-raises the last failure: reraise=True)
-        return result, attempts
+        """Attempts 2 onwards, after attempt 1 failed with ``failed`` (``_retried``)."""
+        return await _retried(
+            self.policy,
+            failed,
+            attempt,
+            sleep=self._sleep,
+            random=self._random,
+            on_retry=self._logged,
+        )
 
     async def get_response(
         self, messages: ChatInput, options: ChatOptions | None = None
@@ -330,7 +305,7 @@ class RetryingChatClient(DelegatingChatClient):
         attempts = 1
         failed: BaseException | None = None
         response: ChatResponse | None = None
-        try:  # attempt 1, without the tenacity machinery: nearly every call ends here
+        try:  # attempt 1, before the loop: nearly every call ends here
             response = await self.inner.get_response(messages, options)
         except BaseException as exc:
             failed = exc
@@ -347,16 +322,16 @@ class RetryingChatClient(DelegatingChatClient):
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        return updates_of(self.get_streaming_runs(messages, options))
+        return updates_of(self._streaming_runs(messages, options))
 
-    async def get_streaming_runs(
+    async def _streaming_runs(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> UpdateRuns:
         messages = replayable(messages)
         attempts = 1
         stream: UpdateRuns | None = None
         failed: BaseException | None = None
-        try:  # attempt 1, without the tenacity machinery: nearly every stream ends here
+        try:  # attempt 1, before the loop: nearly every stream ends here
             stream = runs_of(self.inner, messages, options)
             head, more = await read_head_runs(stream, self._max_held)
         except BaseException as exc:  # (no yield in the try: never the caller's GeneratorExit)

@@ -197,9 +197,9 @@ class SessionAffinityChatClient(DelegatingChatClient):
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
-        return updates_of(self.get_streaming_runs(messages, options))
+        return updates_of(self._streaming_runs(messages, options))
 
-    def get_streaming_runs(
+    def _streaming_runs(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> UpdateRuns:
         listed = ChatMessage.coerce_all(messages)

@@ -132,7 +132,7 @@ class TextRecoveryChatClient(DelegatingChatClient):
             return self.inner.get_streaming_response(messages, options)
         return updates_of(self._recovering(messages, options))
 
-    def get_streaming_runs(
+    def _streaming_runs(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> UpdateRuns:
         if self._passthrough:

@@ -3,7 +3,7 @@
 A background response is stored by the server and generated without a connection held open,
 so the client polls it (``poll_until_done``) within the request's ``total`` budget. A caller who
 asked for a stream still gets one: the finished response as one update per message
-(``updates_of``), so every layer above sees the shape it always does.
+(``response_updates``), so every layer above sees the shape it always does.
 """
 
 from __future__ import annotations
@@ -11,14 +11,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.contents import UsageContent
 from providers.abstractions.errors import ProviderError
 from providers.chat_completions.http_client_base import RequestHeaders
 from providers.responses._transport import ResponsesTransport
 from providers.transport.timeouts import budget_error
 
-__all__ = ["poll_until_done", "updates_of"]
+__all__ = ["poll_until_done"]
 
 _RUNNING = ("queued", "in_progress")
 
@@ -50,25 +48,3 @@ async def poll_until_done(
             raise
         raise budget_error("total", total, backend) from None
     return payload
-
-
-def updates_of(result: ChatResponse) -> list[ChatResponseUpdate]:
-    """A finished response as one update per message (the background path's stream)."""
-    updates = []
-    for index, message in enumerate(result.messages):
-        updates.append(
-            ChatResponseUpdate(
-                list(message.contents),
-                message.role,
-                result.finish_reason,
-                result.response_id,
-                result.model_id,
-                result.created_at,
-                index,
-                dict(result.additional_properties),
-                result.raw,
-            )
-        )
-    if updates and result.usage is not None:
-        updates[-1].contents.append(UsageContent(result.usage))
-    return updates

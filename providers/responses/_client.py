@@ -30,10 +30,11 @@ from providers.abstractions.limits import Limits
 from providers.abstractions.logs import get_logger
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.update_runs import response_updates
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
 from providers.chat_completions.http_client_base import HttpClientBase, RequestHeaders
-from providers.responses._background import poll_until_done, updates_of
+from providers.responses._background import poll_until_done
 from providers.responses._conversation import (
     ConversationChain,
     ConversationMode,
@@ -251,7 +252,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         if prepared.body.get("background") is True:
             # Polled to the end, then given as the updates of the finished response.
             result = await self.get_response(messages, options)
-            for update in updates_of(result):
+            for update in response_updates(result):
                 yield update
             return
         yielded = False

@@ -28,6 +28,7 @@ from providers.responses._stream import ResponsesStreamState, loads_object
 from providers.transport.answer_shape import EVENT_STREAM, json_instead_of_events
 from providers.transport.bodies import body_chunks, read_body, read_prefix, too_large
 from providers.transport.error_mapping import TransportErrorMapping
+from providers.transport.output_watch import report_output_progress
 from providers.transport.response_headers import report_response_headers
 from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
@@ -141,6 +142,7 @@ class ResponsesTransport:
         decoder = SseDecoder(limits.max_event_bytes)
         sent = time.monotonic()
         stamps = state.stamps = {"request_sent": sent}
+        report_output_progress(state)  # (to a retry or failover reading the head, if any)
         watch = Watchdog(self.timeouts, state, self._backend, sent)
         clock = time.monotonic
         try:

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-import tenacity
 from structlog.testing import capture_logs
 
 from providers import (
@@ -213,11 +212,7 @@ def test_invalid_policies_are_configuration_errors(kwargs: dict[str, Any]) -> No
         RetryPolicy(**kwargs)
 
 
-def test_retrying_is_a_tenacity_object_for_other_callers() -> None:
-    assert isinstance(RetryPolicy().retrying(), tenacity.AsyncRetrying)
-
-
-async def test_retrying_can_drive_any_coroutine() -> None:
+async def test_run_can_drive_any_coroutine() -> None:
     waits = Waits()
     calls = 0
 
@@ -228,11 +223,28 @@ async def test_retrying_can_drive_any_coroutine() -> None:
             raise ProviderConnectionError("refused")
         return "done"
 
-    result = None
-    async for attempt in RetryPolicy().retrying(sleep=waits, random=lambda: 0.5):
-        with attempt:
-            result = await flaky()
+    result = await RetryPolicy().run(flaky, sleep=waits, random=lambda: 0.5)
     assert (result, calls, waits) == ("done", 3, [0.25, 0.5])
+
+
+async def test_run_raises_the_last_error_once_the_attempts_are_spent() -> None:
+    waits = Waits()
+    told: list[tuple[int, float, str]] = []
+    errors = [ProviderConnectionError("refused"), ProviderConnectionError("reset")]
+
+    async def failing() -> str:
+        raise errors.pop(0)
+
+    with pytest.raises(ProviderConnectionError, match="reset") as raised:
+        await RetryPolicy(max_attempts=2).run(
+            failing,
+            sleep=waits,
+            random=lambda: 0.5,
+            on_retry=lambda n, wait, reason, error: told.append((n, wait, reason)),
+        )
+    assert raised.value.retry_attempts == 1
+    assert told == [(1, 0.25, "connection_error")]
+    assert waits == [0.25]
 
 
 # --- RetryingChatClient, non-streamed --------------------------------------------------------

@@ -1,6 +1,7 @@
-"""Runs between layers (``providers.abstractions.update_runs``, issue 21): the wire client yields
-a network read's updates as one run, the library's layers pass runs, and a layer that edits
-updates its own way (``get_streaming_response`` only) is never bypassed by the runs around it."""
+"""Runs between layers (``providers.abstractions.update_runs``, issues 21 and 31): the wire client
+yields a network read's updates as one run, the library's layers pass runs through a private
+channel, and a layer that edits updates its own way (``get_streaming_response``, the one
+streaming method of the contract) is never bypassed by the runs around it."""
 
 from __future__ import annotations
 
@@ -81,6 +82,13 @@ class ShoutingTelemetry(TelemetryChatClient):
             yield update
 
 
+class OwnRuns(DelegatingChatClient):
+    """A class outside the library that defines a method of the private channel's name."""
+
+    async def _streaming_runs(self, messages: ChatInput, options: ChatOptions | None = None) -> Any:
+        yield [ChatResponseUpdate([TextContent("bypassed")])]
+
+
 def test_which_classes_offer_runs() -> None:
     assert offers_runs(OpenAiCompatibleChatClient)
     assert offers_runs(TelemetryChatClient) and offers_runs(RetryingChatClient)
@@ -88,6 +96,16 @@ def test_which_classes_offer_runs() -> None:
     assert not offers_runs(Shouting)  # (its runs would skip its edit)
     assert not offers_runs(ShoutingTelemetry)
     assert not offers_runs(object)
+    assert not offers_runs(OwnRuns)  # (only the library's classes are trusted with runs)
+
+
+def test_delegating_chat_client_has_one_public_streaming_method() -> None:
+    public = {name for name in dir(DelegatingChatClient) if not name.startswith("_")}
+    assert {name for name in public if "stream" in name} == {"get_streaming_response"}
+
+
+async def test_a_class_outside_the_library_is_read_through_its_updates() -> None:
+    assert await _text(RetryingChatClient(OwnRuns(_wire()))) == "".join(TEXTS)
 
 
 async def test_the_wire_client_yields_a_read_as_one_run() -> None:

@@ -255,3 +255,21 @@ async def test_plain_http_through_a_proxy_loads_no_authorities(
         await client.get_response("hi")
     assert len(proxy.requests) == 1
     assert authorities_loaded == []
+
+
+async def test_the_cli_probes_go_through_the_yaml_proxy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # deferred: the CLI is imported lazily by the library too
+    from providers.cli import main
+
+    async with LoopbackProxy() as proxy, FaultServer([whole(b"{}")]) as server:
+        path = _config(
+            tmp_path,
+            f"backends:\n  local:\n    base_url: {server.base_url}\n    model_id: m\n"
+            f"    proxy: http://carol:{PASSWORD}@127.0.0.1:{proxy.port}\n",
+        )
+        await asyncio.to_thread(main, ["probe", "--config", str(path), "--json"])
+    assert proxy.requests
+    assert len(proxy.requests) == server.attempts
+    assert PASSWORD not in "".join(capsys.readouterr())

@@ -13,9 +13,10 @@ exempts hosts as curl does (``*``: every host; ``.example.com``: its subdomains;
 ``example.com``: it and its subdomains; an IP address or ``localhost``: that host). The result is
 a table of httpx mount patterns, so httpx matches URLs exactly as it would for its own client.
 
-A proxy URL may carry a password (``http://user:pass@proxy:3128``): it is sent as
-``Proxy-Authorization`` by httpx, and nothing here quotes a proxy URL except through
-``redact_proxy``; a proxy URL that cannot be used is refused without being quoted.
+A proxy URL may carry a password (``http://user:pass@proxy:3128``): httpx sends it as
+``Proxy-Authorization`` and keeps it out of the proxy's URL; nothing here quotes a proxy URL,
+and one that cannot be used is refused without being quoted. The wire clients mask the password
+in errors like their own key (``HttpClientBase``).
 """
 
 from __future__ import annotations
@@ -27,9 +28,8 @@ from urllib.request import getproxies
 import httpx
 
 from providers.abstractions.errors import ConfigurationError
-from providers.transport.endpoint import redact_url
 
-__all__ = ["check_proxy_url", "proxy_routes", "redact_proxy"]
+__all__ = ["check_proxy_url", "environment_proxies", "proxy_routes"]
 
 _SCHEMES = ("http", "https", "socks5", "socks5h")
 
@@ -50,11 +50,6 @@ def check_proxy_url(url: str, what: str = "proxy") -> str:
             f"{what} is a SOCKS proxy, which needs the socksio package (pip install httpx[socks])"
         )
     return url.strip()
-
-
-def redact_proxy(url: str) -> str:
-    """``url`` without its user info, for an event or an error."""
-    return redact_url(url)
 
 
 def proxy_routes(proxy: str | None, trust_env: bool) -> dict[str, str | None]:

@@ -173,9 +173,9 @@ class ChatOptions:
     """Extra HTTP headers for this request only, over the client's own (a per-request header
     wins, ``Authorization`` included: a gateway that takes each end user's token); checked
     like the client's (a value that cannot be sent is an ``InvalidRequestError`` that never
-    quotes it) and masked like them in errors when the name says credential. Not part of the
-    body: ``to_openai`` leaves it out. Retry and fallback resend the same options, so the same
-    headers."""
+    quotes it), and every value is masked where an error quotes the server. Not part of the
+    body: ``to_openai`` leaves it out. Retry resends the same headers; a fallback at another
+    origin gets them without the credentials (``FallbackChatClient``)."""
     conversation_id: str | None = None
     """Which conversation this request continues: the session-affinity layer's key
     (``SessionAffinityChatClient``). Not an OpenAI chat field, so never written to the body."""

@@ -18,7 +18,7 @@ the server can make the client hold is bounded by ``limits`` (``Limits``): past 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -76,7 +76,11 @@ class OpenAiCompatibleChatClient(HttpClientBase):
     server's shapes whatever it is set to. One ``httpx.AsyncClient`` is shared by all requests;
     pass ``http_client`` to bring your own (it is then not closed by ``aclose``). ``timeouts``
     sets the per-request budgets (``Timeouts``); they override the http client's own timeouts.
-    ``limits`` bounds what one answer may make the client hold (``Limits``).
+    ``limits`` bounds what one answer may make the client hold (``Limits``). ``proxy`` sends
+    every request through that proxy; without it the environment's (``HTTPS_PROXY``,
+    ``NO_PROXY``…) is used as httpx uses it, unless ``trust_env`` is false
+    (``providers.transport.proxies``). ``sensitive_headers`` names headers that carry
+    credentials besides those recognised by name (``providers.transport.credentials``).
     """
 
     def __init__(
@@ -96,6 +100,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         clamp_max_tokens: bool = False,
         capability_overrides: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
+        proxy: str | None = None,
+        trust_env: bool = True,
+        sensitive_headers: Collection[str] | None = None,
     ) -> None:
         super().__init__(
             base_url,
@@ -107,6 +114,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             headers=headers,
             capability_overrides=capability_overrides,
             limits=limits,
+            proxy=proxy,
+            trust_env=trust_env,
+            sensitive_headers=sensitive_headers,
         )
         self._chat_url_of: tuple[Endpoint | None, str] = (None, "")
         profile = profile_for(backend)
@@ -297,7 +307,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             sent = time.monotonic()
             watch = Watchdog(self.timeouts, state, state.backend, sent)
             try:  # (the error mapping is made only if something fails: nothing per waiting stream)
-                response = await self._http.send(request, stream=True)
+                # (never a redirect: it would carry the headers off the origin; see README)
+                response = await self._http.send(request, stream=True, follow_redirects=False)
                 report_response_headers(response.status_code, response.headers)
                 try:
                     stamps = state.stamps = {

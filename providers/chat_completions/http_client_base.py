@@ -8,27 +8,30 @@ clients; each subclass adds only its endpoint's request and response shapes.
 Credentials never reach text: the base URL's user info is split off by ``Endpoint`` (so no URL
 carries it), a key or header value that cannot be sent is refused at construction without being
 quoted, and a server that echoes a credential back in an error body ("Incorrect API key
-provided: sk-…") has it masked before the body becomes an error (``masks_secrets``).
+provided: sk-…") has it masked before the body becomes an error (``masks_secrets``): the
+client's credential headers (``providers.transport.credentials``, cookies and the names
+``sensitive_headers`` adds included), the URL's and the proxy's passwords, and every value of a
+request's own ``ChatOptions.headers``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import httpx
 
 from providers.abstractions.chat_client import ChatClient
-from providers.abstractions.errors import EventLoopError, ProviderError
+from providers.abstractions.errors import ConfigurationError, EventLoopError, ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.backends import BackendProfile
 from providers.chat_completions.request_headers import merge_request_headers
 from providers.transport.bodies import ACCEPT_ENCODING, read_whole
+from providers.transport.credentials import secret_forms, sensitive_header_names
 from providers.transport.endpoint import Endpoint, redact_url
 from providers.transport.httpx2_bridge import is_httpx2_client, through_httpx2
 from providers.transport.loop_pools import LoopPools
@@ -60,36 +63,11 @@ passing ``timeout=`` without ``timeouts=`` is read as ``Timeouts.from_httpx(time
 
 
 _MASK = b"<redacted>"
-_MIN_SECRET = 4
-"""Shorter values are not masked: replacing every "abc" in a message would garble it and
-protect nothing."""
-_SECRET_WORDS = ("key", "token", "secret", "password", "auth")
-"""A caller's header whose name holds one of these carries a credential (``X-Api-Key``)."""
 
 
 def url_for_errors(url: str) -> str:
     """Error messages name the URL; never with credentials someone put in it."""
     return redact_url(url)
-
-
-def _secrets_of(headers: Mapping[str, str], endpoint: Endpoint) -> tuple[bytes, ...]:
-    """What a server might echo that must not reach an error: credential header values (and an
-    ``Authorization`` credential without its scheme), the URL's password; as sent and as JSON
-    writes them, longest first so that no part of a longer one is left behind."""
-    found = [endpoint.password]
-    for name, value in headers.items():
-        lowered = name.lower()
-        if lowered in ("authorization", "proxy-authorization"):
-            found += [value, value.partition(" ")[2]]
-        elif any(word in lowered for word in _SECRET_WORDS):
-            found.append(value)
-    forms = set()
-    for secret in found:
-        if len(secret) >= _MIN_SECRET:
-            forms.add(secret.encode())
-            forms.add(json.dumps(secret)[1:-1].encode())
-            forms.add(json.dumps(secret, ensure_ascii=False)[1:-1].encode())
-    return tuple(sorted(forms, key=len, reverse=True))
 
 
 def mask_secrets(body: bytes, secrets: tuple[bytes, ...]) -> bytes:
@@ -102,8 +80,8 @@ def mask_secrets(body: bytes, secrets: tuple[bytes, ...]) -> bytes:
 
 
 RequestHeaders = tuple[dict[str, str], tuple[bytes, ...]]
-"""One request's headers, and the credentials among its per-request ones (``mask_secrets``
-forms) that its errors must mask besides the client's own."""
+"""One request's headers, and the values of its per-request ones (``mask_secrets`` forms) that
+its errors must mask besides the client's own credentials."""
 
 _Client = TypeVar("_Client", bound="HttpClientBase")
 _Service = TypeVar("_Service")
@@ -142,8 +120,14 @@ class HttpClientBase:
         headers: Mapping[str, str] | None,
         capability_overrides: Mapping[str, Any] | None,
         limits: Limits | None = None,
+        proxy: str | None = None,
+        trust_env: bool = True,
+        sensitive_headers: Collection[str] | None = None,
     ) -> None:
         self.endpoint = Endpoint.from_base_url(base_url)
+        self.sensitive_headers = sensitive_header_names(sensitive_headers)
+        """Header names (lower case) the configuration marks as credentials, besides those
+        ``providers.transport.credentials`` knows: masked in errors, kept from other origins."""
         self.model_id = model_id
         self.limits = limits or DEFAULT_LIMITS
         """What one request may make the client hold (``Limits``)."""
@@ -155,16 +139,20 @@ class HttpClientBase:
             },
             api_key,
         )
-        self._secrets = _secrets_of(self._headers, self.endpoint)
+        self._secrets = secret_forms(
+            self._headers,
+            (self.endpoint.password, _proxy_password(proxy)),
+            sensitive=self.sensitive_headers,
+        )
         self._secret_texts = tuple(secret.decode() for secret in self._secrets)
         self._api_key = api_key
-        borrowed: httpx.AsyncClient | None = (
-            through_httpx2(http_client)  # openai-python 3's library
-            if http_client is not None and is_httpx2_client(http_client)
-            else cast("httpx.AsyncClient | None", http_client)
-        )
+        borrowed = _borrowed(http_client, proxy)
         self._pools = (
-            LoopPools(functools.partial(new_http_client, timeout, self.limits))
+            LoopPools(
+                functools.partial(
+                    new_http_client, timeout, self.limits, proxy=proxy, trust_env=trust_env
+                )
+            )
             if borrowed is None
             else None
         )
@@ -263,12 +251,14 @@ class HttpClientBase:
 
     def _request_headers(self, options: ChatOptions | None) -> RequestHeaders:
         """The client's headers, or ``ChatOptions.headers`` over them (checked:
-        ``merge_request_headers``) with the credentials among those, to mask in errors as the
-        client's own are. Without per-request headers, the client's dict itself: no copy."""
+        ``merge_request_headers``) with the values of those, to mask in errors as the client's
+        own credentials are: every one, not only those whose name says credential (a cookie,
+        a tenant id, a signed URL parameter moved to a header), since only the caller knows
+        what each means. Without per-request headers, the client's dict itself: no copy."""
         extra = options.headers if options is not None else None
         if not extra:
             return self._headers, ()
-        return merge_request_headers(self._headers, extra), _secrets_of(extra, self.endpoint)
+        return merge_request_headers(self._headers, extra), secret_forms(extra, every_value=True)
 
     async def get_response_as(
         self, output_type: type[_Value], messages: ChatInput, options: ChatOptions | None = None
@@ -312,6 +302,29 @@ class HttpClientBase:
         return await self._resolver.resolve(self.model_id)
 
 
+def _borrowed(http_client: AsyncHttpClient | None, proxy: str | None) -> httpx.AsyncClient | None:
+    """The caller's http client as an ``httpx.AsyncClient`` (an httpx2 one bridged); a
+    ``proxy`` beside it is a mistake, since the caller's client has its own."""
+    if http_client is not None and proxy is not None:
+        raise ConfigurationError(
+            "proxy applies to the client's own connection pool: configure it on the "
+            "http_client passed in instead"
+        )
+    if http_client is not None and is_httpx2_client(http_client):
+        return through_httpx2(http_client)  # openai-python 3's library
+    return cast("httpx.AsyncClient | None", http_client)
+
+
+def _proxy_password(proxy: str | None) -> str:
+    """The password in a proxy URL, to mask wherever an error might quote it."""
+    if proxy is None:
+        return ""
+    try:
+        return httpx.URL(proxy.strip()).password or ""
+    except (httpx.InvalidURL, UnicodeError):
+        return ""  # (refused with the URL unquoted when the pool is made)
+
+
 async def fetch_whole(
     http: httpx.AsyncClient,
     method: str,
@@ -337,7 +350,12 @@ async def fetch_whole(
             async with (
                 asyncio.timeout(total),
                 http.stream(
-                    method, url, json=body, headers=headers, extensions=extensions
+                    method,
+                    url,
+                    json=body,
+                    headers=headers,
+                    extensions=extensions,
+                    follow_redirects=False,  # (off the origin it would carry the headers)
                 ) as reply,
             ):
                 stamps["response_headers"] = time.monotonic()

@@ -9,10 +9,13 @@ it is an ``InvalidRequestError`` raised before anything is sent, not a ``Configu
 Which wins: the per-request header, case-insensitively, so the server never sees two of one
 name. That includes ``Authorization`` (and ``Proxy-Authorization``): a per-request credential
 is an explicit choice, the one way a multi-tenant gateway gets each end user's token through
-one client, and it is masked in errors exactly as the client's key is. Headers that describe
-the body or the connection (``Content-Length``, ``Transfer-Encoding``, ``Connection``, ``Host``
-and the other hop-by-hop ones) are refused: httpx computes them, and a wrong one corrupts the
-exchange or the pooled connection for the requests after it.
+one client. Every per-request value is masked where an error quotes the server (not only
+credentials: only the caller knows what a header means), and the credentials among them never
+go to another origin (``FallbackChatClient``; the wire clients follow no redirect).
+
+Headers that describe the body or the connection (``Content-Length``, ``Transfer-Encoding``,
+``Connection``, ``Host`` and the other hop-by-hop ones) are refused: httpx computes them, and a
+wrong one corrupts the exchange or the pooled connection for the requests after it.
 """
 
 from __future__ import annotations

@@ -32,9 +32,12 @@ class _CheckResult:
 
 async def check(args: argparse.Namespace) -> int:
     target = target_from(args)
-    async with OpenAiCompatibleCapabilityResolver(
-        target.base_url, api_key=target.api_key
-    ) as resolver:
+    async with (
+        target.probe_http() as http,
+        OpenAiCompatibleCapabilityResolver(
+            target.base_url, http, api_key=target.api_key
+        ) as resolver,
+    ):
         caps = await resolver.resolve(target.model_id)
         if not caps.answered_probes:
             print(

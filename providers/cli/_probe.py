@@ -20,9 +20,12 @@ async def probe(args: argparse.Namespace) -> int:
     if target.backend not in ("", "auto") and (overrides is None or overrides.backend is None):
         overrides = {**(overrides.model_dump(exclude_unset=True) if overrides else {})}
         overrides["backend"] = target.backend
-    async with OpenAiCompatibleCapabilityResolver(
-        target.base_url, api_key=target.api_key, overrides=overrides
-    ) as resolver:
+    async with (
+        target.probe_http() as http,
+        OpenAiCompatibleCapabilityResolver(
+            target.base_url, http, api_key=target.api_key, overrides=overrides
+        ) as resolver,
+    ):
         caps = await resolver.resolve(target.model_id)
     data = {"target": target.name, "base_url": target.shown_url, **caps.to_dict()}
     if args.json:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 from pydantic import ValidationError
 
 from capabilities.models import CapabilityOverrides
@@ -29,6 +30,7 @@ from providers.config import (
     load_config,
 )
 from providers.factory import create_chat_client
+from providers.transport.stale_connections import new_http_client
 
 __all__ = ["Target", "closing", "target_from"]
 
@@ -50,6 +52,13 @@ class Target:
     def shown_url(self) -> str:
         """``base_url`` as the CLI may print it: without the user info it may carry."""
         return url_for_errors(self.base_url)
+
+    def probe_http(self) -> httpx.AsyncClient:
+        """The probes' HTTP client, through the backend's proxy (or the environment's, unless
+        ``trust_env`` is off) as its requests go; the caller closes it."""
+        return new_http_client(
+            proxy=self.settings.get("proxy"), trust_env=self.settings.get("trust_env", True)
+        )
 
     def client(self, **overrides: Any) -> ChatClient:
         settings = {"backend": self.backend, **self.settings, **overrides}

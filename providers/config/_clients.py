@@ -51,5 +51,8 @@ def _pipeline_for(
 ) -> ChatClient:
     backend = config.backends[backend_name]
     settings = {**config.pipeline_settings(backend), **client_kwargs}
+    if "http_client" in client_kwargs:  # (the caller's client brings its own proxy settings)
+        settings.pop("proxy", None)
+        settings.pop("trust_env", None)
     api_key = backend.api_key.get_secret_value() if backend.api_key is not None else None
     return create_chat_client(backend.base_url, backend.model_id, api_key, **settings)

@@ -14,7 +14,6 @@ from typing import Any, Literal
 import httpx
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     NonNegativeFloat,
     PositiveFloat,
@@ -27,12 +26,15 @@ from pydantic import (
 from capabilities.models import CapabilityOverrides
 from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.limits import Limits
+from providers.config._affinity import SessionAffinityConfig
 from providers.config._key_paths import did_you_mean
+from providers.config._strict import Strict
 from providers.layers.retry import RetryPolicy
-from providers.layers.session_affinity import SessionAffinity
 from providers.reasoning import FORMATS as REASONING_FORMATS
 from providers.text_tool_calls import FORMAT_NAMES as TOOL_CALL_FORMATS
+from providers.transport.credentials import sensitive_header_names
 from providers.transport.endpoint import Endpoint
+from providers.transport.proxies import check_proxy_url
 from providers.transport.timeouts import Timeouts
 
 __all__ = [
@@ -47,13 +49,7 @@ __all__ = [
 ]
 
 
-class _Strict(BaseModel):
-    # Attribute docstrings become field descriptions: the README's configuration reference is
-    # generated from them (``providers.config.reference``), so code and docs cannot drift.
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-
-class TimeoutsConfig(_Strict):
+class TimeoutsConfig(Strict):
     """Per-request budgets in seconds (``providers.Timeouts``); an unset field keeps the
     library default, so a backend may override just ``first_token``."""
 
@@ -68,7 +64,7 @@ class TimeoutsConfig(_Strict):
     """The whole request, retries excluded (default 3600)."""
 
 
-class RetryConfig(_Strict):
+class RetryConfig(Strict):
     """``providers.RetryPolicy`` fields; an unset field keeps the policy default."""
 
     max_attempts: PositiveInt | None = None
@@ -84,7 +80,7 @@ class RetryConfig(_Strict):
     """Cap of all waiting for one call, in seconds (default 300)."""
 
 
-class LimitsConfig(_Strict):
+class LimitsConfig(Strict):
     """``providers.Limits`` fields: how much one request may make the client hold before it
     fails with ``ResponseTooLargeError``; an unset (or null) field keeps the library default."""
 
@@ -120,45 +116,7 @@ class LimitsConfig(_Strict):
         return value
 
 
-class SessionAffinityConfig(_Strict):
-    """How the backend's router learns which conversation a request continues, so a
-    cache-aware router keeps it on one replica (``providers.SessionAffinity``):
-    ``{mode: vllm-router}``, ``{mode: smg}``, ``{mode: header, header: x-user-id}`` or
-    ``{mode: echo}``.
-
-    The key is the caller's ``ChatOptions.conversation_id``, else a hash of the conversation's
-    opening (its messages up to the first user message), which stays the same as it grows.
-    """
-
-    mode: Literal["vllm-router", "smg", "header", "echo"]
-    """``vllm-router``: ``X-Session-ID`` (its ``consistent_hash`` policy); ``smg``: SGLang model
-    gateway's ``X-SMG-Routing-Key`` (``consistent_hashing``); ``header``: the key in ``header``
-    (vLLM production-stack's ``--session-key``); ``echo``: send back the token the router issued
-    in ``header`` (llm-d's ``x-session-token``)."""
-    header: str | None = None
-    """The header name: required by ``header``, default ``x-session-token`` for ``echo``, not
-    allowed for the other modes (their header is the router's)."""
-    max_conversations: PositiveInt | None = None
-    """``echo``: how many conversations' tokens are kept, least recently used out first
-    (default 4096)."""
-
-    @model_validator(mode="after")
-    def _valid(self) -> SessionAffinityConfig:
-        try:
-            self.to_affinity()
-        except ConfigurationError as exc:
-            raise ValueError(str(exc)) from None
-        return self
-
-    def to_affinity(self) -> SessionAffinity:
-        """The ``SessionAffinity`` the pipeline's layer is made with."""
-        extra = (
-            {} if self.max_conversations is None else {"max_conversations": self.max_conversations}
-        )
-        return SessionAffinity(self.mode, self.header, **extra)
-
-
-class DefaultsConfig(_Strict):
+class DefaultsConfig(Strict):
     """Settings every backend inherits field by field unless it sets its own."""
 
     timeouts: TimeoutsConfig | None = None
@@ -167,9 +125,18 @@ class DefaultsConfig(_Strict):
     """Default retry policy (see ``retry``)."""
     limits: LimitsConfig | None = None
     """Default bounds on what a server may make the client hold (see ``limits``)."""
+    trust_env: bool | None = None
+    """Default of every backend's ``trust_env`` (library default ``true``)."""
+    sensitive_headers: list[str] | None = None
+    """Header names every backend treats as credentials; a backend's own list adds to it."""
+
+    @field_validator("sensitive_headers")
+    @classmethod
+    def _header_names(cls, value: list[str] | None) -> list[str] | None:
+        return _header_names(value)
 
 
-class BackendConfig(_Strict):
+class BackendConfig(Strict):
     """One server and model.
 
     ``backend`` is ``auto`` (the generic, tolerant profile; ``oaicompat probe`` detects the real
@@ -217,6 +184,32 @@ class BackendConfig(_Strict):
     """With ``api: responses``: send the whole history each turn (works on every server), or
     chain turns by ``previous_response_id`` (needs the server's response store; falls back to
     stateless with one warning when the store is off)."""
+    proxy: SecretStr | None = None
+    """Proxy for every request to this backend (``http://user:pass@proxy:3128``, ``https://…``,
+    ``socks5://…``); the environment's proxies are then not read. Never printed or logged with
+    its password."""
+    trust_env: bool | None = None
+    """Read ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``/``NO_PROXY`` (and ``SSL_CERT_FILE``)
+    as httpx does when ``proxy`` is unset (default ``true``, or ``defaults.trust_env``)."""
+    sensitive_headers: list[str] | None = None
+    """Header names (besides `Authorization`, `Cookie` and any holding key, token, secret,
+    password, auth or cookie) that carry credentials: masked in errors, never sent to a
+    fallback at another origin."""
+
+    @field_validator("sensitive_headers")
+    @classmethod
+    def _header_names(cls, value: list[str] | None) -> list[str] | None:
+        return _header_names(value)
+
+    @field_validator("proxy")
+    @classmethod
+    def _proxy_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            try:
+                check_proxy_url(value.get_secret_value())
+            except ConfigurationError as exc:
+                raise ValueError(str(exc)) from None
+        return value
 
     @field_validator("base_url")
     @classmethod
@@ -250,7 +243,7 @@ class BackendConfig(_Strict):
         return self
 
 
-class RoleConfig(_Strict):
+class RoleConfig(Strict):
     """A role with its own fallback: ``summarise: {backend: small-llama, fallback: gpu-vllm}``."""
 
     backend: str
@@ -259,7 +252,7 @@ class RoleConfig(_Strict):
     """The backend used when ``backend`` fails before answering (``FallbackChatClient``)."""
 
 
-class OaicompatConfig(_Strict):
+class OaicompatConfig(Strict):
     """The whole file: ``defaults``, named ``backends``, and ``roles`` mapping a role name
     (``main``, ``fallback``…) to a backend name, so code asks for a role and the file decides.
 
@@ -322,12 +315,27 @@ class OaicompatConfig(_Strict):
             "session_affinity": (
                 backend.session_affinity.to_affinity() if backend.session_affinity else None
             ),
+            **self.network_for(backend),
             **(
                 {"conversation_mode": backend.conversation_mode}
                 if backend.api == "responses"
                 else {}
             ),
         }
+
+    def network_for(self, backend: BackendConfig) -> dict[str, Any]:
+        """The wire client's ``proxy``, ``trust_env`` and ``sensitive_headers`` keywords, each
+        only when the file sets it (the backend's over ``defaults``; the header lists added)."""
+        settings: dict[str, Any] = {}
+        if backend.proxy is not None:
+            settings["proxy"] = backend.proxy.get_secret_value()
+        trust_env = backend.trust_env if backend.trust_env is not None else self.defaults.trust_env
+        if trust_env is not None:
+            settings["trust_env"] = trust_env
+        names = [*(self.defaults.sensitive_headers or ()), *(backend.sensitive_headers or ())]
+        if names:
+            settings["sensitive_headers"] = names
+        return settings
 
     def retry_for(self, backend: BackendConfig) -> RetryPolicy:
         return RetryPolicy(**(_overlay(self.defaults.retry, backend.retry) or {}))
@@ -339,6 +347,14 @@ class OaicompatConfig(_Strict):
         if merged is None:
             return None
         return Limits(**{name: value for name, value in merged.items() if value is not None})
+
+
+def _header_names(value: list[str] | None) -> list[str] | None:
+    try:
+        sensitive_header_names(value)
+    except ConfigurationError as exc:
+        raise ValueError(str(exc)) from None
+    return value
 
 
 def _known(value: str, names: tuple[str, ...]) -> str:

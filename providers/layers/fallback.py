@@ -13,6 +13,15 @@ Each layer keeps its own job: put a ``RetryingChatClient`` *inside* each backend
 ``providers.config.client_for`` does) so transient errors are retried on the main backend before
 failing over, and telemetry inside too, so each backend's timings are its own.
 
+Per-request credentials stay at home: ``ChatOptions.headers`` that carry a credential
+(``Authorization``, ``Cookie``, ``X-Api-Key``…, and the names either backend's
+``sensitive_headers`` adds; ``providers.transport.credentials``) were given for the main
+backend, so they are dropped from the fallback's request when the two backends are at different
+origins (scheme, host, port), or when either origin cannot be told (a client of the caller's own
+without a wire client under it); the fallback authenticates with its own configured key, and a
+warning (``llm.fallback.credentials_dropped``) names the dropped headers, never their values.
+Other per-request headers (a trace id, a routing key) go to the fallback unchanged.
+
 The answer says who gave it: ``additional_properties["answered_by"]`` holds the backend's name on
 the response (on the first update of a stream), and ``"fallback_reason"`` the main backend's
 error class when the fallback answered. A fallback is also logged (``llm.fallback``, warning).
@@ -21,6 +30,7 @@ error class when the fallback answered. A fallback is also logged (``llm.fallbac
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
@@ -33,6 +43,7 @@ from providers.abstractions.properties import set_property
 from providers.abstractions.services import capabilities_of, service_of
 from providers.abstractions.sync_client import SyncChatClient
 from providers.layers.stream_head import Head, read_head, replayable
+from providers.transport.credentials import credential_names, origin_of
 
 if TYPE_CHECKING:
     from providers.abstractions.structured_output import StructuredResponse
@@ -42,6 +53,7 @@ _Value = TypeVar("_Value")
 
 __all__ = [
     "ANSWERED_BY",
+    "CREDENTIALS_DROPPED_EVENT",
     "FALLBACK_EVENT",
     "FALLBACK_REASON",
     "FallbackChatClient",
@@ -56,6 +68,9 @@ FALLBACK_REASON = "fallback_reason"
 
 FALLBACK_EVENT = "llm.fallback"
 
+CREDENTIALS_DROPPED_EVENT = "llm.fallback.credentials_dropped"
+"""Logged (warning) when per-request credentials were kept from the fallback's origin."""
+
 
 def falls_back_on(error: ProviderError) -> bool:
     """The default decision: every backend failure, but not a local configuration mistake.
@@ -66,6 +81,18 @@ def falls_back_on(error: ProviderError) -> bool:
     ``ConfigurationError`` is raised before any request and would be the same on both.
     """
     return not isinstance(error, ConfigurationError)
+
+
+def _credential_rule(main: ChatClient, fallback: ChatClient) -> tuple[bool, frozenset[str]]:
+    """Whether ``main`` and ``fallback`` are at one origin (known for both), and the header
+    names either wire client's configuration marks as credentials."""
+    # deferred: the wire clients' base, which a stack of the caller's own clients never needs
+    from providers.chat_completions.http_client_base import HttpClientBase
+
+    wires = [service_of(client, HttpClientBase) for client in (main, fallback)]
+    origins = [None if wire is None else origin_of(wire.endpoint.api_base) for wire in wires]
+    sensitive = frozenset().union(*(wire.sensitive_headers for wire in wires if wire is not None))
+    return origins[0] is not None and origins[0] == origins[1], sensitive
 
 
 class FallbackChatClient:
@@ -96,6 +123,7 @@ class FallbackChatClient:
         self._should_fall_back = should_fall_back
         self._logger = logger
         self._max_held = (limits or DEFAULT_LIMITS).max_held_updates
+        self._credential_rule: tuple[bool, frozenset[str]] | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(main={self.main_name!r}, fallback={self.fallback_name!r})"
@@ -103,13 +131,7 @@ class FallbackChatClient:
     def _switching(self, error: ProviderError) -> bool:
         if not self._should_fall_back(error):
             return False
-        logger = self._logger
-        if logger is None:
-            # deferred: structlog costs 50 ms at import, and only a failover logs
-            from providers.abstractions.logs import get_logger
-
-            logger = self._logger = get_logger(__name__)
-        logger.warning(
+        self._log().warning(
             FALLBACK_EVENT,
             main=self.main_name,
             fallback=self.fallback_name,
@@ -118,6 +140,36 @@ class FallbackChatClient:
             backend=error.backend,
         )
         return True
+
+    def _log(self) -> Any:
+        if self._logger is None:
+            # deferred: structlog costs 50 ms at import, and only a failover logs
+            from providers.abstractions.logs import get_logger
+
+            self._logger = get_logger(__name__)
+        return self._logger
+
+    def _fallback_options(self, options: ChatOptions | None) -> ChatOptions | None:
+        """``options`` for the fallback: without the per-request credentials when it is at
+        another origin than the main backend (see the module docstring)."""
+        if options is None or not options.headers:
+            return options
+        if self._credential_rule is None:
+            self._credential_rule = _credential_rule(self.main, self.fallback)
+        same_origin, sensitive = self._credential_rule
+        if same_origin:
+            return options
+        dropped = credential_names(options.headers, sensitive)
+        if not dropped:
+            return options
+        kept = {k: v for k, v in options.headers.items() if k not in dropped}
+        self._log().warning(
+            CREDENTIALS_DROPPED_EVENT,
+            main=self.main_name,
+            fallback=self.fallback_name,
+            headers=sorted(dropped),
+        )
+        return replace(options, headers=kept or None)
 
     def _both_failed(self, main_error: ProviderError, error: ProviderError) -> None:
         error.add_note(
@@ -135,7 +187,9 @@ class FallbackChatClient:
             if not self._switching(main_error):
                 raise
             try:
-                response = await self.fallback.get_response(messages, options)
+                response = await self.fallback.get_response(
+                    messages, self._fallback_options(options)
+                )
             except ProviderError as error:
                 self._both_failed(main_error, error)
                 raise
@@ -184,7 +238,7 @@ class FallbackChatClient:
         ``failed`` (its stream already closed); or the error that ends the request."""
         if not isinstance(failed, ProviderError) or not self._switching(failed):
             raise failed
-        stream = self.fallback.get_streaming_response(messages, options)
+        stream = self.fallback.get_streaming_response(messages, self._fallback_options(options))
         try:
             return stream, await read_head(stream, self._max_held)
         except ProviderError as error:

@@ -17,7 +17,7 @@ used (neither vLLM nor SGLang has it); stored-response operations (``retrieve``,
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +109,9 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         replays_function_calls: bool | None = None,
         capability_overrides: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
+        proxy: str | None = None,
+        trust_env: bool = True,
+        sensitive_headers: Collection[str] | None = None,
     ) -> None:
         super().__init__(
             base_url,
@@ -120,6 +123,9 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             headers=headers,
             capability_overrides=capability_overrides,
             limits=limits,
+            proxy=proxy,
+            trust_env=trust_env,
+            sensitive_headers=sensitive_headers,
         )
         self.url = f"{self.endpoint.api_base}/responses"
         self.profile = profile_for(backend)

@@ -153,6 +153,7 @@ class ResponsesTransport:
                     json=body,
                     headers=request_headers,
                     extensions=self._request_extensions,
+                    follow_redirects=False,  # (off the origin it would carry the headers)
                 ) as response:
                     stamps["response_headers"] = time.monotonic()
                     status = response.status_code

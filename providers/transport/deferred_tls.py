@@ -17,6 +17,12 @@ So the pool is chosen by the request's scheme when the first request of that sch
   later.
 
 Both pools are sized by the same ``httpx.Limits``; an endpoint uses one scheme, so one pool.
+
+Behind a proxy (``providers.transport.proxies``) each pool is httpx's proxy pool and the rule is
+the same: an ``https`` request is tunnelled (``CONNECT``) and the origin's certificate verified
+through the tunnel with the authorities loaded on that first ``https`` request; an ``http``
+request is forwarded and never asks for TLS of the origin. (A proxy reached over ``https://``
+itself is verified by httpcore with its default authorities when the first connection opens.)
 """
 
 from __future__ import annotations
@@ -42,8 +48,12 @@ class DeferredTlsTransport(httpx.AsyncBaseTransport):
     """Sends ``http`` requests on a pool that loads no authorities, and everything else on
     httpx's verifying pool, each made on its first request."""
 
-    def __init__(self, limits: httpx.Limits) -> None:
+    def __init__(
+        self, limits: httpx.Limits, *, proxy: str | None = None, trust_env: bool = True
+    ) -> None:
         self._limits = limits
+        self._proxy = proxy
+        self._trust_env = trust_env
         self._plain: httpx.AsyncHTTPTransport | None = None
         self._verifying: httpx.AsyncHTTPTransport | None = None
 
@@ -55,11 +65,13 @@ class DeferredTlsTransport(httpx.AsyncBaseTransport):
         if scheme == "http":
             if self._plain is None:
                 self._plain = httpx.AsyncHTTPTransport(
-                    verify=untrusting_tls_context(), limits=self._limits
+                    verify=untrusting_tls_context(), limits=self._limits, proxy=self._proxy
                 )
             return self._plain
         if self._verifying is None:
-            self._verifying = httpx.AsyncHTTPTransport(limits=self._limits)
+            self._verifying = httpx.AsyncHTTPTransport(
+                limits=self._limits, proxy=self._proxy, trust_env=self._trust_env
+            )
         return self._verifying
 
     @property

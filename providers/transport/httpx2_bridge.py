@@ -58,7 +58,8 @@ class _Httpx2Transport(httpx.AsyncBaseTransport):
             extensions=dict(request.extensions),
         )
         try:
-            response = await self._client.send(outgoing, stream=True)
+            # (redirects are the httpx client's to follow or not: the library's never does)
+            response = await self._client.send(outgoing, stream=True, follow_redirects=False)
         except Exception as exc:
             raise _as_httpx(exc, request) from exc
         return httpx.Response(

@@ -183,17 +183,19 @@ def _release_sockets(http: httpx.AsyncClient) -> None:
     is shutting down and cancelled the close).
 
     Neither httpx, httpcore nor anyio offers this, so it follows their private attributes
-    (httpx client → our resend transport → its pool per scheme → httpcore pool → connection →
-    anyio stream → asyncio transport) to abort each transport; on a closed loop it runs the
-    cleanup the abort would have scheduled (closing the socket), which schedules nothing. Should
-    any of them move, the sockets are closed by the garbage collector instead (with a
-    ``ResourceWarning``): ``tests/unit/test_event_loops.py`` then fails.
+    (httpx client → our resend transports, the default and one per proxy → its pool per
+    scheme → httpcore pool → connection → anyio stream → asyncio transport) to abort each
+    transport; on a closed loop it runs the cleanup the abort would have scheduled (closing the
+    socket), which schedules nothing. Should any of them move, the sockets are closed by the
+    garbage collector instead (with a ``ResourceWarning``): ``tests/unit/test_event_loops.py``
+    then fails.
     """
-    resend = getattr(http, "_transport", None)
-    inner = getattr(resend, "_inner", resend)
-    made = inner.made if isinstance(inner, DeferredTlsTransport) else (inner,)
-    for transport in made:
-        _abort_connections(getattr(transport, "_pool", None))
+    mounted = getattr(http, "_mounts", {})  # (the proxies' transports: ``new_http_client``)
+    for resend in (getattr(http, "_transport", None), *mounted.values()):
+        inner = getattr(resend, "_inner", resend)
+        made = inner.made if isinstance(inner, DeferredTlsTransport) else (inner,)
+        for transport in made:
+            _abort_connections(getattr(transport, "_pool", None))
 
 
 def _abort_connections(pool: object) -> None:

@@ -32,6 +32,7 @@ import httpx
 
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.transport.deferred_tls import DeferredTlsTransport
+from providers.transport.proxies import proxy_routes
 
 __all__ = ["StaleConnectionResend", "new_http_client"]
 
@@ -150,15 +151,34 @@ def _restore_trace(request: httpx.Request, caller_trace: Any) -> None:
 
 
 def new_http_client(
-    timeout: httpx.Timeout | float | None = 5.0, limits: Limits = DEFAULT_LIMITS
+    timeout: httpx.Timeout | float | None = 5.0,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    proxy: str | None = None,
+    trust_env: bool = True,
 ) -> httpx.AsyncClient:
     """The ``httpx.AsyncClient`` the library makes when the caller passes none (``None`` means
     no timeout, as in httpx; 5 s is httpx's own default), its pool sized by ``limits``, its
-    certificate authorities loaded only if a request needs TLS (``deferred_tls``)."""
+    certificate authorities loaded only if a request needs TLS (``deferred_tls``).
+
+    Proxies as httpx's own client has them (``providers.transport.proxies``): ``proxy`` for
+    every request, else ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``/``NO_PROXY`` unless
+    ``trust_env`` is false. httpx reads the environment only for a transport it makes itself,
+    so the routes are given to it as mounts, each a transport of the same kind as the default.
+    """
     pool = httpx.Limits(
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
     )
-    # (httpx applies ``limits`` only to the transport it makes itself: ours gets them directly)
-    inner = DeferredTlsTransport(pool)
-    return httpx.AsyncClient(timeout=timeout, transport=StaleConnectionResend(inner))
+
+    # (httpx applies ``limits`` only to the transport it makes itself: ours get them directly)
+    def transport(through: str | None) -> StaleConnectionResend:
+        return StaleConnectionResend(DeferredTlsTransport(pool, proxy=through, trust_env=trust_env))
+
+    mounts: dict[str, httpx.AsyncBaseTransport | None] = {
+        pattern: None if url is None else transport(url)
+        for pattern, url in proxy_routes(proxy, trust_env).items()
+    }
+    return httpx.AsyncClient(
+        timeout=timeout, transport=transport(None), mounts=mounts, trust_env=trust_env
+    )

@@ -27,7 +27,7 @@ from pydantic import (
 from capabilities.models import CapabilityOverrides
 from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.limits import Limits
-from providers.config._key_paths import did_you_mean
+from providers.config._key_paths import did_you_mean, printable
 from providers.layers.retry import RetryPolicy
 from providers.layers.session_affinity import SessionAffinity
 from providers.reasoning import FORMATS as REASONING_FORMATS
@@ -284,7 +284,7 @@ class OaicompatConfig(_Strict):
         known = sorted({*self.roles, *self.backends})
         raise ConfigurationError(
             f"no role or backend named {role_or_backend!r}{did_you_mean(role_or_backend, known)}"
-            f" (known: {', '.join(known) or 'none'})"
+            f" (known: {printable(', '.join(known)) or 'none'})"
         )
 
     def backend(self, role_or_backend: str) -> BackendConfig:

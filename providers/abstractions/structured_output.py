@@ -20,9 +20,11 @@ the caller gets. Two adjustments make one schema serve every backend:
   lets a weak model invent keys. A schema that must stay open (a ``dict[str, int]`` field) is
   sent as pydantic wrote it, without ``strict``.
 
-The answer is the text of the response's *final turn*: the messages after the last ``tool``
-message (all of them when there is none), and of those the last one that has text. A response
-from the tool loop holds every turn, and an earlier one may have written JSON beside its calls;
+The answer is the text of the response's *final turn*: what follows its last tool result (all
+of it when there is none), and of that the last message that has text. A response from the tool
+loop holds every turn (as messages with ``tool`` messages between them, or, streamed and
+coalesced with ``from_updates``, as one message with the results inline), and an earlier turn
+may have written JSON beside its calls;
 when the final turn has none (it spent its tokens reasoning and ended by ``length``), that
 earlier JSON is not the answer, so the final turn without text is a ``StructuredOutputError``
 (issue 32). A ``<think>`` block left in the text (a server that does not split reasoning) and a
@@ -50,6 +52,7 @@ from pydantic import ValidationError
 
 from providers.abstractions._type_schema import WRAPPER_KEY, TypePlan, name_of, plan_for
 from providers.abstractions.chat_response import ChatResponse
+from providers.abstractions.contents import FunctionResultContent, TextContent
 from providers.abstractions.errors import StructuredOutputError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
@@ -134,7 +137,7 @@ def answer_text(response: ChatResponse) -> str:
     """The JSON text of ``response``: the last message with text of its final turn (module
     docstring; ``""`` when that turn has none), without a leading think block or a Markdown
     fence around it."""
-    text = next((m.text for m in reversed(_final_turn(response.messages)) if m.text.strip()), "")
+    text = _final_text(response.messages)
     text = _THINK.sub("", text, count=1).strip()
     if not text.startswith(("{", "[")):  # inside JSON a fence is data, not markup
         fenced = _FENCE.search(text)
@@ -143,13 +146,28 @@ def answer_text(response: ChatResponse) -> str:
     return text
 
 
-def _final_turn(messages: list[ChatMessage]) -> list[ChatMessage]:
-    """The messages after the last ``tool`` message: the turn that answered the last results
-    (a response without tool results is one turn)."""
-    for position in range(len(messages) - 1, -1, -1):
-        if messages[position].role == ChatRole.TOOL:
-            return messages[position + 1 :]
-    return messages
+def _final_text(messages: list[ChatMessage]) -> str:
+    """The text of the last message with text after the last tool result (``""`` when there
+    is none). A result is a ``FunctionResultContent`` or a ``tool`` message: a streamed loop
+    coalesced by ``from_updates`` is one message whose contents are every turn in order, so
+    the turn boundary is found among the contents, not only between messages."""
+    for message in reversed(messages):
+        if message.role == ChatRole.TOOL:
+            return ""
+        texts: list[str] = []
+        ended = False
+        for content in reversed(message.contents):
+            if isinstance(content, FunctionResultContent):
+                ended = True
+                break
+            if isinstance(content, TextContent):
+                texts.append(content.text)
+        text = "".join(reversed(texts))
+        if text.strip():
+            return text
+        if ended:
+            return ""
+    return ""
 
 
 def _read(plan: TypePlan, output_type: Any, response: ChatResponse) -> Any:

@@ -32,8 +32,8 @@ from providers import (
     StructuredOutputError,
 )
 from providers.abstractions.structured_output import get_response_as, read_structured
-from tests.faults.helpers import FAST, PROMPT, whole
-from tests.faults.server import FaultServer, Reply
+from tests.faults.helpers import DONE, FAST, PROMPT, ROLE, consume, stream_reply, whole
+from tests.faults.server import FaultServer, Reply, chunk, sse
 
 
 class Weather(BaseModel):
@@ -116,6 +116,51 @@ async def test_the_final_turns_json_is_the_answer_when_it_has_one() -> None:
     result = await _ask([_calling_with_json_beside(), _answer('{"celsius": 21}')], Weather, TOOLS)
     assert result.value == Weather(celsius=21)
     assert result.text == '{"celsius": 21}'
+
+
+def _streamed_turns(final_text: str | None) -> list[Reply]:
+    """The same two turns streamed: JSON and a call, then the final turn."""
+    call = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+    }
+    first = stream_reply(
+        ROLE,
+        sse(chunk({"content": '{"celsius": 5}'})),
+        sse(chunk({"tool_calls": [call]})),
+        sse(chunk({}, "tool_calls")),
+        DONE,
+    )
+    final = [sse(chunk({"reasoning_content": "Let me think"}))]
+    if final_text is not None:
+        final.append(sse(chunk({"content": final_text})))
+    finish = "length" if final_text is None else "stop"
+    return [first, stream_reply(ROLE, *final, sse(chunk({}, finish)), DONE)]
+
+
+@pytest.mark.parametrize(("final_text", "expected"), [(None, None), ('{"celsius": 21}', 21)])
+async def test_a_streamed_loop_coalesced_by_from_updates_reads_its_final_turn_only(
+    final_text: str | None, expected: int | None
+) -> None:
+    """Coalesced, a streamed loop is one message with the results inline: the boundary is
+    found among its contents."""
+    async with (
+        FaultServer(_streamed_turns(final_text)) as server,
+        OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST) as wire,
+    ):
+        loop = FunctionInvokingChatClient(wire)
+        asked = ChatOptions(tools=TOOLS.tools, response_format=ChatResponseFormat.for_type(Weather))
+        updates, error = await consume(loop.get_streaming_response(PROMPT, asked))
+    assert error is None
+    response = ChatResponse.from_updates(updates)
+    if expected is None:
+        with pytest.raises(StructuredOutputError) as info:
+            read_structured(Weather, response)
+        assert info.value.text == "" and '{"celsius": 5}' in info.value.response.text
+    else:
+        assert read_structured(Weather, response) == Weather(celsius=expected)
 
 
 async def test_a_loop_that_ends_on_tool_results_has_no_answer() -> None:

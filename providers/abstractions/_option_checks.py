@@ -3,7 +3,8 @@
 Apart from ``options`` to keep that module about what the options mean; the classes the check
 accepts are passed in, so this module imports nothing of ``options`` and no cycle forms. The
 cost is a few ``isinstance`` calls per construction (and per ``dataclasses.replace``), plus one
-per stop sequence and tool: nothing on the streaming path builds options.
+per stop sequence and tool: about 2 µs on empty options, which take some 8 µs to build, and
+nothing on the streaming path builds options.
 """
 
 from __future__ import annotations
@@ -27,20 +28,28 @@ def check_chat_options(options: Any, single: SingleValues, declaration: type[Any
     given, never the value: a header or a conversation id may be a credential."""
     for name, accepted, expected in single:
         value = getattr(options, name)
-        if value is not None and (
-            not isinstance(value, accepted) or (type(value) is bool and bool not in accepted)
-        ):
+        if value is None:
+            continue
+        if not isinstance(value, accepted) or (type(value) is bool and bool not in accepted):
             raise _wrong_type(name, expected, value)
     stop = options.stop_sequences
     if stop is not None:
-        _check_items("stop_sequences", stop, "str", (str,))
+        _check_sequence("stop_sequences", stop, "str")
+        for position, sequence in enumerate(stop):
+            if not isinstance(sequence, str):
+                raise _wrong_type(f"stop_sequences[{position}]", "a str", sequence)
     tools = options.tools
     if tools is not None:
-        _check_items("tools", tools, "ToolDeclaration or mapping", (declaration, Mapping))
+        _check_sequence("tools", tools, "ToolDeclaration or mapping")
         for position, tool in enumerate(tools):
+            if isinstance(tool, declaration):
+                continue
+            if not isinstance(tool, Mapping):
+                raise _wrong_type(f"tools[{position}]", "a ToolDeclaration or mapping", tool)
             # The request builders read every tool as a declaration: a mapping without a name
             # failed there with a KeyError.
-            if isinstance(tool, Mapping) and not _names_a_function(tool):
+            function = tool.get("function", tool)
+            if not (isinstance(function, Mapping) and isinstance(function.get("name"), str)):
                 raise ConfigurationTypeError(
                     f"ChatOptions.tools[{position}] is a mapping without a function name: a tool "
                     'is a ToolDeclaration or {"type": "function", "function": {"name": ...}}'
@@ -48,29 +57,24 @@ def check_chat_options(options: Any, single: SingleValues, declaration: type[Any
     extras = options.additional_properties
     if not isinstance(extras, dict):
         raise _wrong_type("additional_properties", "a dict", extras)
-    if not all(isinstance(key, str) for key in extras):
+    if extras and not all(isinstance(key, str) for key in extras):
         raise ConfigurationTypeError("ChatOptions.additional_properties keys must be str")
     headers = options.headers
-    if headers is not None and not isinstance(headers, Mapping):
+    if headers is not None and type(headers) is not dict and not isinstance(headers, Mapping):
         # the names and values are checked as the request is sent (merge_request_headers)
         raise _wrong_type("headers", "a mapping of str to str", headers)
 
 
-def _check_items(name: str, value: Any, item: str, item_types: tuple[type[Any], ...]) -> None:
-    """A sequence (not a str, which would be one item per character, nor a mapping) whose
-    items are of ``item_types``."""
-    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
+def _check_sequence(name: str, value: Any, item: str) -> None:
+    """A list, a tuple or another sequence, but not a str (which would be one item per
+    character) nor a mapping."""
+    kind = type(value)
+    if (
+        kind is not list
+        and kind is not tuple
+        and (isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence))
+    ):
         raise _wrong_type(name, f"a list of {item}", value)
-    for position, element in enumerate(value):
-        if not isinstance(element, item_types):
-            raise _wrong_type(f"{name}[{position}]", f"a {item}", element)
-
-
-def _names_a_function(tool: Mapping[Any, Any]) -> bool:
-    """What ``ToolDeclaration.from_openai`` reads: a function name, at ``function.name`` or
-    at the top."""
-    function = tool.get("function", tool)
-    return isinstance(function, Mapping) and isinstance(function.get("name"), str)
 
 
 def _wrong_type(name: str, expected: str, value: Any) -> ConfigurationTypeError:

@@ -5,6 +5,7 @@ Branches follow what the caller does next::
     ProviderError                    root: status, backend, error_type, code, param, user_message,
     │                                body (raw), retry_after, partial_response, retry_attempts
     ├── ConfigurationError           misuse of this library (also a ValueError): fix the code
+    │   └── ConfigurationTypeError   an argument of the wrong type (also a TypeError)
     ├── EventLoopError               a client asked to serve an event loop it cannot (also a
     │                                RuntimeError): a borrowed http client, a closed sync client
     ├── ProviderConnectionError      transport: refused, or closed before any event arrived;
@@ -54,6 +55,7 @@ __all__ = [
     "AuthenticationError",
     "BackendUnavailableError",
     "ConfigurationError",
+    "ConfigurationTypeError",
     "ContextLengthExceededError",
     "EventLoopError",
     "InvalidRequestError",
@@ -132,6 +134,13 @@ class ConfigurationError(ProviderError, ValueError):
 
     def _default_user_message(self) -> str:
         return "The model client is misconfigured."
+
+
+class ConfigurationTypeError(ConfigurationError, TypeError):
+    """An argument has the wrong type (an int ``ChatOptions.conversation_id``, a str where a
+    list goes), found where the value is given rather than as an untyped error deep in a
+    request. Also a ``TypeError``, what Python raises for the same mistake, so code that caught
+    that keeps working. The message names the argument and the type given, never the value."""
 
 
 class EventLoopError(ProviderError, RuntimeError):

@@ -3,6 +3,14 @@
 Every field defaults to ``None`` meaning "not set: the server decides". The request builder
 writes only what is set, because servers differ in what they reject (vLLM answers ``tools: []``
 with a 400, strict gateways reject unknown keys).
+
+``ChatOptions`` checks its fields' types when it is made (``__post_init__``, so
+``dataclasses.replace`` too): a value of the wrong type is a ``ConfigurationTypeError`` naming
+the field, not an untyped ``TypeError`` or ``AttributeError`` from a layer far from the caller
+(an int ``conversation_id`` failed in the session-affinity layer, a str ``tool_mode`` in the
+request builder), nor a silently wrong request (a str ``stop_sequences`` became one stop
+sequence per character). Only types and shapes are checked, in a few ``isinstance`` calls;
+values are the server's to judge.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from typing import Any, ClassVar
 
+from providers.abstractions._option_checks import check_chat_options
 from providers.abstractions.open_values import OpenValue
 from providers.abstractions.records import value_class
 
@@ -180,6 +189,9 @@ class ChatOptions:
     """Which conversation this request continues: the session-affinity layer's key
     (``SessionAffinityChatClient``). Not an OpenAI chat field, so never written to the body."""
 
+    def __post_init__(self) -> None:
+        check_chat_options(self, _SINGLE_VALUES, ToolDeclaration)
+
     def tool_declarations(self) -> list[ToolDeclaration]:
         """The tools as declarations, whichever form they were given in."""
         return [
@@ -281,6 +293,28 @@ def _read_option(key: str, value: Any) -> Any:
     if key == "tool_choice":
         return _if_same(value, _read_tool_mode)
     return _if_same(value, _read_response_format)
+
+
+# --- the type check of ChatOptions' fields -----------------------------------------------------
+
+_NUMBER = (int, float)
+_SINGLE_VALUES: tuple[tuple[str, tuple[type[Any], ...], str], ...] = (
+    ("model_id", (str,), "a str"),
+    ("temperature", _NUMBER, "a number"),
+    ("top_p", _NUMBER, "a number"),
+    ("top_k", (int,), "an int"),
+    ("max_output_tokens", (int,), "an int"),
+    ("seed", (int,), "an int"),
+    ("frequency_penalty", _NUMBER, "a number"),
+    ("presence_penalty", _NUMBER, "a number"),
+    ("tool_mode", (ChatToolMode,), "a ChatToolMode (ChatToolMode.AUTO, .require(name))"),
+    ("allow_multiple_tool_calls", (bool,), "a bool"),
+    ("response_format", (ChatResponseFormat,), "a ChatResponseFormat (.for_type(T), .JSON)"),
+    ("conversation_id", (str,), "a str"),
+)
+"""Field, the types it takes (``bool`` only where named: ``True`` is an int to Python, not a
+number to a server), what the message calls them. ``None`` is always accepted. The containers'
+checks are ``check_chat_options``'s own."""
 
 
 def _read_tool(tool: Any) -> ToolDeclaration | Mapping[str, Any]:

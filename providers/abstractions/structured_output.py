@@ -20,10 +20,25 @@ the caller gets. Two adjustments make one schema serve every backend:
   lets a weak model invent keys. A schema that must stay open (a ``dict[str, int]`` field) is
   sent as pydantic wrote it, without ``strict``.
 
-The answer is the text of the response's last message that has text. A ``<think>`` block left
-in the text (a server that does not split reasoning) and a Markdown fence around the JSON are
-stripped first. Invalid JSON and a schema mismatch raise ``StructuredOutputError`` carrying the
-raw text and the whole response.
+The answer is the text of the response's *final turn*: what follows its last tool result (all
+of it when there is none), and of that the last message that has text. A response from the tool
+loop holds every turn (as messages with ``tool`` messages between them, or, streamed and
+coalesced with ``from_updates``, as one message with the results inline), and an earlier turn
+may have written JSON beside its calls;
+when the final turn has none (it spent its tokens reasoning and ended by ``length``), that
+earlier JSON is not the answer, so the final turn without text is a ``StructuredOutputError``
+(issue 32). A ``<think>`` block left in the text (a server that does not split reasoning) and a
+Markdown fence around the JSON are stripped first. Invalid JSON and a schema mismatch raise
+``StructuredOutputError`` carrying the raw text and the whole response.
+
+Validation is pydantic's *strict* mode unless the format was sent with ``strict=False``: the
+JSON's types must be the schema's (``true`` is not the integer 1, ``"20"`` not 20, ``[1, true]``
+not a ``list[int]``). A strict schema promised exactly those types, and a schema that could not
+be made strict (an open ``dict`` field, sent without the flag) still states them, so a value
+pydantic's lax mode would coerce is a wrong value passed off as right. Only a caller who asked
+for ``strict=False`` (``ChatResponseFormat.for_type(T, strict=False)``, then
+``read_structured(T, response, strict=False)``) gets the lax mode, where such coercions are
+accepted: they chose the schema the server does not hold the model to.
 """
 
 from __future__ import annotations
@@ -37,7 +52,10 @@ from pydantic import ValidationError
 
 from providers.abstractions._type_schema import WRAPPER_KEY, TypePlan, name_of, plan_for
 from providers.abstractions.chat_response import ChatResponse
+from providers.abstractions.contents import FunctionResultContent, TextContent
 from providers.abstractions.errors import StructuredOutputError
+from providers.abstractions.messages import ChatMessage
+from providers.abstractions.open_values import ChatRole
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
 
 if TYPE_CHECKING:
@@ -98,11 +116,14 @@ async def get_response_as(
     return StructuredResponse(value, response)
 
 
-def read_structured(output_type: type[T], response: ChatResponse) -> T:
+def read_structured(
+    output_type: type[T], response: ChatResponse, *, strict: bool | None = None
+) -> T:
     """The value of ``output_type`` in ``response`` (one asked for with
-    ``ChatResponseFormat.for_type(output_type)``): for a caller that made the request itself,
-    streamed for instance, and coalesced it with ``ChatResponse.from_updates``."""
-    value: T = _read(plan_for(output_type, None, None, None), output_type, response)
+    ``ChatResponseFormat.for_type(output_type, strict=strict)``): for a caller that made the
+    request itself, streamed for instance, and coalesced it with ``ChatResponse.from_updates``.
+    ``strict`` is the one given to ``for_type``: only ``False`` reads in pydantic's lax mode."""
+    value: T = _read(plan_for(output_type, None, None, strict), output_type, response)
     return value
 
 
@@ -113,9 +134,10 @@ _THINK = re.compile(r"\A\s*<think>.*?</think>", re.DOTALL)
 
 
 def answer_text(response: ChatResponse) -> str:
-    """The JSON text of ``response``: its last message with text, without a leading think
-    block or a Markdown fence around it."""
-    text = next((m.text for m in reversed(response.messages) if m.text.strip()), "")
+    """The JSON text of ``response``: the last message with text of its final turn (module
+    docstring; ``""`` when that turn has none), without a leading think block or a Markdown
+    fence around it."""
+    text = _final_text(response.messages)
     text = _THINK.sub("", text, count=1).strip()
     if not text.startswith(("{", "[")):  # inside JSON a fence is data, not markup
         fenced = _FENCE.search(text)
@@ -124,19 +146,43 @@ def answer_text(response: ChatResponse) -> str:
     return text
 
 
+def _final_text(messages: list[ChatMessage]) -> str:
+    """The text of the last message with text after the last tool result (``""`` when there
+    is none). A result is a ``FunctionResultContent`` or a ``tool`` message: a streamed loop
+    coalesced by ``from_updates`` is one message whose contents are every turn in order, so
+    the turn boundary is found among the contents, not only between messages."""
+    for message in reversed(messages):
+        if message.role == ChatRole.TOOL:
+            return ""
+        texts: list[str] = []
+        ended = False
+        for content in reversed(message.contents):
+            if isinstance(content, FunctionResultContent):
+                ended = True
+                break
+            if isinstance(content, TextContent):
+                texts.append(content.text)
+        text = "".join(reversed(texts))
+        if text.strip():
+            return text
+        if ended:
+            return ""
+    return ""
+
+
 def _read(plan: TypePlan, output_type: Any, response: ChatResponse) -> Any:
     text = answer_text(response)
     label = name_of(output_type)
     if not text:
         raise StructuredOutputError(
-            f"the answer has no text to read as {label} (finish: {response.finish_reason})",
+            f"the final answer has no text to read as {label} (finish: {response.finish_reason})",
             text=text,
             response=response,
             reason="invalid_json",
-            problems=("the answer has no text",),
+            problems=("the final answer has no text",),
         )
     try:
-        value = plan.adapter.validate_json(text)
+        value = plan.adapter.validate_json(text, strict=plan.strict is not False)
     except ValidationError as error:
         invalid_json = any(e["type"] == "json_invalid" for e in error.errors())
         problems = _problems(error, plan.wrapped)

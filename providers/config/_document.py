@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 import yaml  # type: ignore[import-untyped, unused-ignore]  # stubs: types-PyYAML
 
 from providers.abstractions.errors import ConfigurationError
-from providers.config._key_paths import KeyPath, Locator, dotted
+from providers.config._key_paths import KeyPath, Locator, dotted, printable
 
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_TEXT", "MAX_VALUES", "read_document"]
 
@@ -89,7 +89,7 @@ def _describe_yaml_error(path: Path, text: str, exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None)
     where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
     problem = getattr(exc, "problem", None) or "invalid YAML"
-    return f"{where}: {problem}"
+    return f"{where}: {printable(problem)}"
 
 
 class _BoundedLoader(yaml.SafeLoader):
@@ -147,7 +147,7 @@ class _Builder:
                 ]
             if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
                 return self._mapping(node, key_path, depth)
-            self._refuse(key_path, f"unsupported tag {node.tag}")
+            self._refuse(key_path, f"unsupported tag {printable(node.tag)}")
         finally:
             self.open.discard(id(node))
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from providers.abstractions.errors import ConfigurationError
 from providers.config._document import read_document
 from providers.config._interpolation import FromEnvironment, interpolate
-from providers.config._key_paths import KeyPath, Locator, did_you_mean, dotted
+from providers.config._key_paths import KeyPath, Locator, did_you_mean, dotted, printable
 from providers.config._schema import OaicompatConfig, RoleConfig
 
 __all__ = ["default_config_paths", "find_config", "load_config"]
@@ -92,7 +92,7 @@ def _describe(exc: ValidationError, locate: Locator, from_env: FromEnvironment) 
             what = f"unknown key {loc[-1]!r}{did_you_mean(str(loc[-1]), known)}"
         else:
             # "Value error, " is pydantic's prefix for a validator's own message: noise here.
-            what = error["msg"].removeprefix("Value error, ") + from_env.note(loc)
+            what = printable(error["msg"].removeprefix("Value error, ")) + from_env.note(loc)
         messages.append(f"{locate(loc)}: {dotted(loc) or '(top level)'}: {what}")
     return "\n".join(messages)
 

@@ -27,7 +27,7 @@ from capabilities.models import CapabilityOverrides
 from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.limits import Limits
 from providers.config._affinity import SessionAffinityConfig
-from providers.config._key_paths import did_you_mean
+from providers.config._key_paths import did_you_mean, printable
 from providers.config._strict import Strict
 from providers.layers.retry import RetryPolicy
 from providers.reasoning import FORMATS as REASONING_FORMATS
@@ -277,7 +277,7 @@ class OaicompatConfig(Strict):
         known = sorted({*self.roles, *self.backends})
         raise ConfigurationError(
             f"no role or backend named {role_or_backend!r}{did_you_mean(role_or_backend, known)}"
-            f" (known: {', '.join(known) or 'none'})"
+            f" (known: {printable(', '.join(known)) or 'none'})"
         )
 
     def backend(self, role_or_backend: str) -> BackendConfig:

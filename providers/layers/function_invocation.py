@@ -25,6 +25,11 @@ The rules, and where they differ from MEAI's:
   and message only when ``include_detailed_errors`` is on: a message can hold what the model
   (and so the end user) should not see. The exception itself is on the result's
   ``additional_properties["exception"]`` for the caller.
+* A tool never crashes the loop (issue 32): an exception whose ``str()`` raises is described
+  by its class alone, and a return value that cannot be written as the next request's text
+  (its ``str()`` raises, it contains itself) is replaced, for the model, by an error text that
+  names its type; the error that writing it raised is on ``additional_properties["exception"]``
+  and the round counts as failing.
 * With several calls in one turn they run concurrently (``allow_concurrent_invocation``; MEAI's
   default is off, ours on: an agent's parallel calls are usually independent lookups).
 * ``tool_mode`` ``required`` (or one named function) applies to the first request only, as in
@@ -50,6 +55,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
+import json
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import replace
@@ -263,7 +269,7 @@ class _Loop:
             return function
         try:
             verdict = approve(call)
-            approved = await verdict if inspect.isawaitable(verdict) else verdict
+            approved = bool(await verdict if inspect.isawaitable(verdict) else verdict)
         except Exception as error:
             return self._failure(call, "Error: the approval check failed.", error), True
         if not approved:
@@ -278,20 +284,34 @@ class _Loop:
         try:
             value = await function.invoke(call.arguments)
         except InvalidArgumentsError as error:
-            text = f'Error: invalid arguments for "{call.name}": {error}'
+            text = f'Error: invalid arguments for "{call.name}": {_message(error)}'
             return _Outcome(index, _result(call, text, error), True)
         except Exception as error:
-            _log.warning("llm.function.failed", function=call.name, error_type=type(error).__name__)
+            _log.warning("llm.function.failed", function=call.name, error_type=_type_name(error))
             return _Outcome(index, self._failure(call, "Error: the function failed.", error), True)
         # An empty tool message confuses models; say that the function ran.
-        result = "Success: the function completed." if value is None else value
-        return _Outcome(index, FunctionResultContent(call.call_id, result), False)
+        if value is None:
+            value = "Success: the function completed."
+        unwritable = _unwritable(value)
+        if unwritable is not None:
+            _log.warning(
+                "llm.function.unwritable_result",
+                function=call.name,
+                result_type=_type_name(value),
+                error_type=_type_name(unwritable),
+            )
+            text = (
+                f"Error: the function ran, but its result (a {_type_name(value)}) cannot be "
+                "written as text."
+            )
+            return _Outcome(index, _result(call, text, unwritable), True)
+        return _Outcome(index, FunctionResultContent(call.call_id, value), False)
 
     def _failure(
         self, call: FunctionCallContent, text: str, error: Exception
     ) -> FunctionResultContent:
         if self.client.include_detailed_errors:
-            text = f"{text} {type(error).__name__}: {error}"
+            text = f"{text} {_type_name(error)}: {_message(error)}"
         return _result(call, text, error)
 
     def end_round(self, turn: list[ChatMessage], outcomes: list[_Outcome]) -> None:
@@ -321,6 +341,41 @@ def _result(
 ) -> FunctionResultContent:
     properties = {FUNCTION_EXCEPTION: error} if error is not None else None
     return FunctionResultContent(call.call_id, text, additional_properties=properties)
+
+
+def _type_name(value: object) -> str:
+    """The class name of a tool's object: ``type()`` is the interpreter's, not the object's,
+    so even an object whose every method raises cannot make this raise."""
+    name = type(value).__name__
+    return name if isinstance(name, str) else "object"
+
+
+def _message(error: BaseException) -> str:
+    """``str(error)``, or a placeholder when the exception's ``__str__`` raises or returns
+    something other than a ``str``: a tool's exception runs the tool's code when formatted,
+    and that must not end the loop."""
+    try:
+        return str(error)
+    except Exception:
+        return "(the exception's message could not be read)"
+
+
+def _unwritable(value: object) -> Exception | None:
+    """Why ``value`` cannot become the ``tool`` message's text, or ``None`` when it can.
+
+    The request builders write a result with ``json.dumps(..., default=str)``; done there, an
+    object whose ``str()`` raises failed the *next* request with that object's own exception,
+    and a value that contains itself with an ``InvalidRequestError``: either ended the loop. So
+    the same encoding is tried here, once per result (a tool round trip costs far more), and a
+    failure is the tool's, not the loop's. A plain scalar cannot fail and is not encoded.
+    """
+    if isinstance(value, str | int | float | bool):
+        return None
+    try:
+        json.dumps(value, ensure_ascii=False, default=str)
+    except Exception as error:  # the object's own code ran: any exception is possible
+        return error
+    return None
 
 
 def _sum_usage(total: UsageDetails | None, more: UsageDetails | None) -> UsageDetails | None:

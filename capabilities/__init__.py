@@ -16,7 +16,7 @@ provenance), ``family_table``, ``backend`` (the discovery view of ``providers.ba
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from capabilities.backend import TRAITS, Backend, BackendTraits, traits_for

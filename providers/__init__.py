@@ -6,7 +6,6 @@ where an issue names them public (``providers.text_tool_calls``, ``providers.rea
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.contents import (
@@ -51,6 +50,7 @@ from providers.abstractions.options import (
     ChatToolMode,
     ToolDeclaration,
 )
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from providers.abstractions.functions import AIFunction, InvalidArgumentsError

@@ -13,7 +13,7 @@ Every value is either ``server_reported`` (``ServerTimings``, names ending ``_se
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from telemetry.cache import CacheEvolution, CacheTurn

@@ -160,7 +160,7 @@ Every ``TimingsKind`` has an entry (``tests/unit/test_backends_table.py``)."""
 
 def __getattr__(name: str) -> Any:
     # The extractor classes live one per module (a client needs only its backend's, and each
-    # module costs its load); they are resolved here on first use, as ``providers._lazy``
+    # module costs its load); they are resolved here on first use, as ``providers.lazy_exports``
     # resolves a package root's names.
     module = _CLASS_MODULE.get(name)
     if module is None:

@@ -30,10 +30,10 @@ from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdat
 from providers.abstractions.logs import get_logger
 from providers.abstractions.properties import set_property
 from providers.backends import BackendProfile
-from telemetry._observing import ObservingChatClient
 from telemetry.cache_hint import CacheReportHint
 from telemetry.events import request_event
 from telemetry.extractors import TimingsExtractor
+from telemetry.observing import ObservingChatClient
 from telemetry.recorder import RequestRecord
 from telemetry.timings import REQUEST_TIMINGS
 

@@ -128,7 +128,7 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> _Any:
-    # (``providers._lazy`` does this for the other roots; it sits beside this package in the
+    # (``providers.lazy_exports`` does this for the other roots; it sits beside this package in the
     # import ranks, so this root, which everything imports, resolves its few names itself)
     module = _LAZY.get(name)
     if module is None:

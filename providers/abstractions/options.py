@@ -126,7 +126,7 @@ class ChatResponseFormat:
         schema as it is. See ``providers.abstractions.structured_output``.
         """
         # deferred: pydantic costs ~65 ms of cold import, paid only by structured output
-        from providers.abstractions._type_schema import plan_for
+        from providers.abstractions.type_schema import plan_for
 
         plan = plan_for(output_type, name, description, strict)
         return cls.json_schema(

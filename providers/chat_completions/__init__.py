@@ -9,7 +9,7 @@ partial response an error carries.
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from providers.chat_completions.client import DEFAULT_TIMEOUT, OpenAiCompatibleChatClient

@@ -12,6 +12,6 @@ rest is one module per job:
 * ``_flags``: the JSON-valued flags; ``_output``: tables and the streamed answer.
 """
 
-from providers.cli._main import main
+from providers.cli.dispatch import main
 
 __all__ = ["main"]

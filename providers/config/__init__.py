@@ -21,9 +21,9 @@ key); ``api_key`` is a ``SecretStr``, so ``repr``, ``str`` and ``model_dump_json
 ``**********``, and no error message quotes a value that came from the environment.
 """
 
-from providers.config._clients import client_for
-from providers.config._loading import default_config_paths, find_config, load_config
-from providers.config._schema import (
+from providers.config.clients import client_for
+from providers.config.loading import default_config_paths, find_config, load_config
+from providers.config.schema import (
     BackendConfig,
     DefaultsConfig,
     LimitsConfig,

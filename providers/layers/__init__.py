@@ -19,7 +19,7 @@ stream, it is one async generator over its inner stream. ``ChatClientBuilder`` s
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from providers.layers.extra_body import ExtraBodyChatClient

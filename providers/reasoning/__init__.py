@@ -55,6 +55,6 @@ reasoning after a tool-call marker until it is decided (``held_bytes``). Any cut
 into deltas yields the same contents as ``parse`` of the whole text.
 """
 
-from providers.reasoning._parser import FORMATS, TOOL_CALL_MARKERS, ReasoningParser
+from providers.reasoning.parser import FORMATS, TOOL_CALL_MARKERS, ReasoningParser
 
 __all__ = ["FORMATS", "TOOL_CALL_MARKERS", "ReasoningParser"]

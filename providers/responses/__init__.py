@@ -7,13 +7,13 @@ sent; ``build_responses_request`` and ``messages_to_input`` build the request bo
 """
 
 from providers.abstractions.usage import parse_responses_usage
-from providers.responses._client import STORE_UNAVAILABLE_EVENT, OpenAiCompatibleResponsesClient
-from providers.responses._conversation import ConversationChain, ConversationMode
-from providers.responses._items import messages_to_input
-from providers.responses._normalize import ResponsesEventNormalizer
-from providers.responses._output import finish_reason_for
-from providers.responses._quirks import RESPONSES_QUIRKS, ResponsesQuirks, responses_quirks_for
-from providers.responses._request import build_responses_request
+from providers.responses.client import STORE_UNAVAILABLE_EVENT, OpenAiCompatibleResponsesClient
+from providers.responses.conversation import ConversationChain, ConversationMode
+from providers.responses.items import messages_to_input
+from providers.responses.normalize import ResponsesEventNormalizer
+from providers.responses.output import finish_reason_for
+from providers.responses.quirks import RESPONSES_QUIRKS, ResponsesQuirks, responses_quirks_for
+from providers.responses.request import build_responses_request
 
 __all__ = [
     "RESPONSES_QUIRKS",

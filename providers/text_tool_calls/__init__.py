@@ -14,13 +14,13 @@ executable.
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from providers.text_tool_calls._parser import TextToolCallParser
-    from providers.text_tool_calls._protocol import ERROR_KEY
-    from providers.text_tool_calls._registry import FORMAT_NAMES
-    from providers.text_tool_calls._tools import not_offered, offered_tool_names, offered_tools
+    from providers.text_tool_calls.parser import TextToolCallParser
+    from providers.text_tool_calls.protocol import ERROR_KEY
+    from providers.text_tool_calls.registry import FORMAT_NAMES
+    from providers.text_tool_calls.tools import not_offered, offered_tool_names, offered_tools
 
 __all__ = [
     "ERROR_KEY",
@@ -37,11 +37,11 @@ __all__ = [
 __getattr__, __dir__ = _lazy_exports(
     __name__,
     {
-        "ERROR_KEY": "._protocol",
-        "FORMAT_NAMES": "._registry",
-        "TextToolCallParser": "._parser",
-        "not_offered": "._tools",
-        "offered_tool_names": "._tools",
-        "offered_tools": "._tools",
+        "ERROR_KEY": ".protocol",
+        "FORMAT_NAMES": ".registry",
+        "TextToolCallParser": ".parser",
+        "not_offered": ".tools",
+        "offered_tool_names": ".tools",
+        "offered_tools": ".tools",
     },
 )

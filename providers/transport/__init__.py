@@ -9,7 +9,7 @@ chat-completions chunk from a Responses event.
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from providers.transport.endpoint import Endpoint

@@ -1,6 +1,6 @@
 """oaicompat as a Microsoft Agent Framework chat client (extra ``agent-framework``)."""
 
-from providers.integrations.agent_framework._client import (
+from providers.integrations.agent_framework.client import (
     OaicompatChatClient,
     OaicompatChatOptions,
 )

@@ -1,4 +1,4 @@
-"""One module per text tool-call format; only ``providers.text_tool_calls._registry`` imports them.
+"""One module per text tool-call format; only ``providers.text_tool_calls.registry`` imports them.
 
 Each module defines one class implementing ``ToolCallFormat`` (``_protocol.py``): its markers, a
 tracker that finds where a block ends, and ``parse_block``. Modules starting with ``_`` are

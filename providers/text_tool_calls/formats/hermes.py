@@ -15,12 +15,12 @@ Grammar and server behaviour: docs/formats.md §1. Deliberate differences from t
 from __future__ import annotations
 
 from providers.abstractions.contents import AIContent
-from providers.text_tool_calls._json import call_from_object, skip_space
-from providers.text_tool_calls._protocol import MalformedBlockError
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import EndMarkerTracker
-from providers.text_tool_calls._unclosed import json_call_prefix
 from providers.text_tool_calls.formats._tool_call_tag import CLOSE, OPEN, tool_call_tracker
+from providers.text_tool_calls.json_calls import call_from_object, skip_space
+from providers.text_tool_calls.protocol import MalformedBlockError
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import EndMarkerTracker
+from providers.text_tool_calls.unclosed import json_call_prefix
 
 __all__ = ["Hermes"]
 

@@ -19,10 +19,10 @@ ahead, and the scanner re-reads what it looked at as ordinary text.
 from __future__ import annotations
 
 from providers.abstractions.contents import AIContent
-from providers.text_tool_calls._json import call_from_object, skip_space
-from providers.text_tool_calls._protocol import MalformedBlockError, Stop, error_text
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import JsonBalance
+from providers.text_tool_calls.json_calls import call_from_object, skip_space
+from providers.text_tool_calls.protocol import MalformedBlockError, Stop, error_text
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import JsonBalance
 
 __all__ = ["Llama3Json"]
 

@@ -12,11 +12,11 @@ parse is returned whole (here as error text). A block the stream cut is surfaced
 from __future__ import annotations
 
 from providers.abstractions.contents import AIContent
-from providers.text_tool_calls._json import call_array, call_from_object, skip_space
-from providers.text_tool_calls._protocol import MalformedBlockError
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import EndMarkerTracker
-from providers.text_tool_calls._unclosed import json_call_prefix
+from providers.text_tool_calls.json_calls import call_array, call_from_object, skip_space
+from providers.text_tool_calls.protocol import MalformedBlockError
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import EndMarkerTracker
+from providers.text_tool_calls.unclosed import json_call_prefix
 
 __all__ = ["Nemotron"]
 

@@ -26,11 +26,11 @@ import re
 from typing import Any
 
 from providers.abstractions.contents import AIContent, FunctionCallContent
-from providers.text_tool_calls._protocol import MalformedBlockError, Segment, assemble
-from providers.text_tool_calls._schema import convert
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import EndMarkerTracker
 from providers.text_tool_calls.formats._tool_call_tag import CLOSE, OPEN, tool_call_tracker
+from providers.text_tool_calls.protocol import MalformedBlockError, Segment, assemble
+from providers.text_tool_calls.schema import convert
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import EndMarkerTracker
 
 __all__ = ["Qwen3Coder"]
 

@@ -1,7 +1,7 @@
 """Each package root says what it exports, and exports only that (as httpx's
 ``test_exported_members`` does): an accidental public name is an API someone will depend on.
 
-A lazy root (``providers._lazy``) must also resolve every name it lists, which a typo in its
+A lazy root (``providers.lazy_exports``) must also resolve every name it lists, which a typo in its
 module map would otherwise hide until a caller's first use.
 """
 

@@ -4,12 +4,12 @@ The package reads and validates the file and turns one entry into a client; what
 does is ``create_chat_client``'s business (``providers.factory``), so configuration and code can
 never assemble different pipelines. Its modules, one job each:
 
-* ``_schema``: the pydantic models, i.e. what each key means (``OaicompatConfig`` and its parts);
-* ``_loading``: finding the file and reading it into a validated ``OaicompatConfig``;
-* ``_document``: the YAML document read once and within bounds (size, depth, alias expansion);
-* ``_interpolation``: ``${VAR}`` and ``${VAR:-default}`` in string values;
-* ``_key_paths``: the ``file:line: key.path`` every error message starts with;
-* ``_clients``: ``client_for``, a role or backend as a client;
+* ``schema``: the pydantic models, i.e. what each key means (``OaicompatConfig`` and its parts);
+* ``loading``: finding the file and reading it into a validated ``OaicompatConfig``;
+* ``document``: the YAML document read once and within bounds (size, depth, alias expansion);
+* ``interpolation``: ``${VAR}`` and ``${VAR:-default}`` in string values;
+* ``key_paths``: the ``file:line: key.path`` every error message starts with;
+* ``clients``: ``client_for``, a role or backend as a client;
 * ``reference``: the README's configuration reference, rendered from the models.
 
 Rules: ``yaml.safe_load`` semantics only (no Python tags), within bounds (an alias bomb or a

@@ -190,7 +190,7 @@ class ReasoningParser:
         return self._flush()
 
     def _through_gate(self, delta: str, *, final: bool) -> list[AIContent]:
-        """``gpt_oss`` streams: the stripped form (``_harmony_text``), or the canonical one."""
+        """``gpt_oss`` streams: the stripped form (``harmony_text``), or the canonical one."""
         if self._gate is not None:
             verdict = self._gate.feed(delta, final=final)
             if verdict is None:

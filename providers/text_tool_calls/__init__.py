@@ -2,10 +2,10 @@
 
 ``TextToolCallParser(format="auto", tools=None)`` handles hermes, qwen3_coder, mistral,
 llama3_json, pythonic, kimi_k2, deepseek_v3, deepseek_v31, gpt_oss and nemotron;
-docs/formats.md has their grammars. Layout: ``_parser`` (the public class), ``_scanner`` (the
-one streaming scanner), ``_registry`` (name → format, the only importer of ``formats/``),
-``formats/`` (one module per format), and helpers shared by formats (``_protocol``,
-``_trackers``, ``_json``, ``_schema``, ``_literals``, ``_tools``, ``_unclosed``). Separating
+docs/formats.md has their grammars. Layout: ``parser`` (the public class), ``scanner`` (the
+one streaming scanner), ``registry`` (name → format, the only importer of ``formats/``),
+``formats/`` (one module per format), and helpers shared by formats (``protocol``,
+``trackers``, ``json_calls``, ``schema``, ``literals``, ``tools``, ``unclosed``). Separating
 reasoning is ``providers.reasoning``'s job; wiring both into the client is
 ``providers.layers.text_recovery``'s. ``offered_tools`` (and its names) say which tools a
 request let the model call: the one rule, shared with the wire clients, for when a call is

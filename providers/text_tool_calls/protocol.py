@@ -4,7 +4,7 @@ A format answers three questions and nothing else: which markers open one of its
 (``markers``, and the unambiguous subset ``auto_markers`` that ``auto`` may detect it by), where a
 block that began with a given marker ends (a ``BlockTracker``, fed the stream incrementally), and
 what a complete block means (``parse_block``). Everything about streaming — holding back partial
-markers, keeping unfinished blocks, releasing text — lives in ``_scanner`` once, so every format
+markers, keeping unfinished blocks, releasing text — lives in ``scanner`` once, so every format
 gets the same guarantees (any cutting of a text gives the same contents; nothing is lost).
 """
 

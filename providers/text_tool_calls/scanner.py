@@ -3,7 +3,7 @@
 Two states. Between blocks, the text of each delta is searched for the active start markers
 (one precompiled regex); text before a marker is released at once, and only the longest suffix
 that could still grow into a marker (``<tool_``, ``[TOOL_``, ``<|``…) is held back. Inside a
-Markdown code fence (``_fences``) no marker is looked for: a call quoted there is text. Inside a
+Markdown code fence (``fences``) no marker is looked for: a call quoted there is text. Inside a
 block, the format's ``BlockTracker`` is fed each delta and the delta is appended to a list; the
 list is joined once, when the tracker reports the end. So each character is classified once and
 the work per delta is proportional to the delta, whatever came before.

@@ -1,6 +1,6 @@
 """One module per text tool-call format; only ``providers.text_tool_calls.registry`` imports them.
 
-Each module defines one class implementing ``ToolCallFormat`` (``_protocol.py``): its markers, a
+Each module defines one class implementing ``ToolCallFormat`` (``protocol.py``): its markers, a
 tracker that finds where a block ends, and ``parse_block``. Modules starting with ``_`` are
 helpers shared by several formats. Adding a format is one module here and one row in the registry.
 """

@@ -5,7 +5,7 @@ Grammar and server behaviour: docs/formats.md §1. Deliberate differences from t
 * Each block stands alone. vLLM is all-or-nothing (one bad block turns the whole output into
   content); here a bad block becomes error text and the good blocks are still calls.
 * Text before, between and after blocks is kept (vLLM drops everything after the first tag).
-* A block cut by the end of the stream is surfaced as a call with ``error`` (``_unclosed``):
+* A block cut by the end of the stream is surfaced as a call with ``error`` (``unclosed``):
   vLLM accepts it when its JSON happens to be complete
   (``test_hermes_parser_non_streaming_tool_call_until_eos``), but a truncated stream is not
   trusted to carry a complete call, so it is shown and never executed.

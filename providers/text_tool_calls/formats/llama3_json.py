@@ -10,7 +10,7 @@ Grammar and server behaviour: docs/formats.md §4. Each call object needs ``name
 * Several objects in one block are all-or-nothing, like vLLM: they were written as one unit.
 * An object that never closes before the end of the stream is error text, but a complete call
   object after it is still read (SGLang: "invalid then valid"), as a call the end of the stream
-  cut (``_unclosed``: surfaced with ``error``).
+  cut (``unclosed``: surfaced with ``error``).
 
 The block ends after the last object; to know there is no ``; {`` after it, the tracker reads
 ahead, and the scanner re-reads what it looked at as ordinary text.

@@ -6,7 +6,7 @@ or one object alone; ``arguments`` may be an object or a JSON string holding one
 usually thinks first (``<think>…</think>``), which is the reasoning parser's to take; this
 format leaves it as text, as vLLM's tool parser does. As on vLLM, a block whose JSON does not
 parse is returned whole (here as error text). A block the stream cut is surfaced as a call with
-``error`` when a name can be read (``_unclosed``).
+``error`` when a name can be read (``unclosed``).
 """
 
 from __future__ import annotations

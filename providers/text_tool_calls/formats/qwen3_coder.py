@@ -1,7 +1,7 @@
 """``qwen3_coder``: ``<tool_call><function=F><parameter=K>v</parameter>…</function></tool_call>``.
 
 Grammar and server behaviour: docs/formats.md §2. Values are raw text (newlines, quotes and
-backslashes literal) and are typed by the tool's JSON Schema (``_schema.py``). Following the
+backslashes literal) and are typed by the tool's JSON Schema (``schema.py``). Following the
 servers, this parser also accepts:
 
 * ``<function=…>`` without the ``<tool_call>`` wrapper (tags stripped by the server);

@@ -12,6 +12,7 @@ rest is one module per job:
 * ``flags``: the JSON-valued flags; ``output``: tables and the streamed answer.
 """
 
-from providers.cli.dispatch import main
+from providers.cli.dispatch import main as main
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
-__all__ = ["main"]
+_lazy_exports(__name__, {})

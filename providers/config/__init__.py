@@ -21,30 +21,18 @@ key); ``api_key`` is a ``SecretStr``, so ``repr``, ``str`` and ``model_dump_json
 ``**********``, and no error message quotes a value that came from the environment.
 """
 
-from providers.config.clients import client_for
-from providers.config.loading import default_config_paths, find_config, load_config
-from providers.config.schema import (
-    BackendConfig,
-    DefaultsConfig,
-    LimitsConfig,
-    OaicompatConfig,
-    RetryConfig,
-    RoleConfig,
-    SessionAffinityConfig,
-    TimeoutsConfig,
-)
+from providers.config.clients import client_for as client_for
+from providers.config.loading import default_config_paths as default_config_paths
+from providers.config.loading import find_config as find_config
+from providers.config.loading import load_config as load_config
+from providers.config.schema import BackendConfig as BackendConfig
+from providers.config.schema import DefaultsConfig as DefaultsConfig
+from providers.config.schema import LimitsConfig as LimitsConfig
+from providers.config.schema import OaicompatConfig as OaicompatConfig
+from providers.config.schema import RetryConfig as RetryConfig
+from providers.config.schema import RoleConfig as RoleConfig
+from providers.config.schema import SessionAffinityConfig as SessionAffinityConfig
+from providers.config.schema import TimeoutsConfig as TimeoutsConfig
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
-__all__ = [
-    "BackendConfig",
-    "DefaultsConfig",
-    "LimitsConfig",
-    "OaicompatConfig",
-    "RetryConfig",
-    "RoleConfig",
-    "SessionAffinityConfig",
-    "TimeoutsConfig",
-    "client_for",
-    "default_config_paths",
-    "find_config",
-    "load_config",
-]
+_lazy_exports(__name__, {})

@@ -17,31 +17,22 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from providers.text_tool_calls.parser import TextToolCallParser
-    from providers.text_tool_calls.protocol import ERROR_KEY
-    from providers.text_tool_calls.registry import FORMAT_NAMES
-    from providers.text_tool_calls.tools import not_offered, offered_tool_names, offered_tools
-
-__all__ = [
-    "ERROR_KEY",
-    "FORMAT_NAMES",
-    "TextToolCallParser",
-    "not_offered",
-    "offered_tool_names",
-    "offered_tools",
-]
+    from providers.text_tool_calls.parser import TextToolCallParser as TextToolCallParser
+    from providers.text_tool_calls.protocol import ERROR_KEY as ERROR_KEY
+    from providers.text_tool_calls.registry import FORMAT_NAMES as FORMAT_NAMES
+    from providers.text_tool_calls.tools import not_offered as not_offered
+    from providers.text_tool_calls.tools import offered_tool_names as offered_tool_names
+    from providers.text_tool_calls.tools import offered_tools as offered_tools
 
 # Lazy: every request asks ``offered_tools`` which tools it offered, but only a request that
 # offered some needs a parser, and the parser loads every format (its registry compiles their
 # patterns): about 10 ms of a first request's cold start that a plain chat never uses.
-__getattr__, __dir__ = _lazy_exports(
+_lazy_exports(
     __name__,
     {
-        "ERROR_KEY": ".protocol",
-        "FORMAT_NAMES": ".registry",
-        "TextToolCallParser": ".parser",
-        "not_offered": ".tools",
-        "offered_tool_names": ".tools",
-        "offered_tools": ".tools",
+        ".parser": ("TextToolCallParser",),
+        ".protocol": ("ERROR_KEY",),
+        ".registry": ("FORMAT_NAMES",),
+        ".tools": ("not_offered", "offered_tool_names", "offered_tools"),
     },
 )

@@ -4,7 +4,7 @@
   and one structlog event per request (names and keys in ``telemetry.events``).
 * ``OpenTelemetryChatClient``: a span and GenAI metrics per request (the ``otel`` extra;
   ``opentelemetry`` is imported only when one is constructed).
-* ``TimingsExtractor`` and one implementation per backend (``extractor_for``).
+* ``TimingsExtractor``, and ``BackendTimingsExtractor`` set up per backend (``extractor_for``).
 * ``CacheEvolution``: the multi-turn prompt-cache table.
 
 Every value is either ``server_reported`` (``ServerTimings``, names ending ``_server``) or
@@ -19,6 +19,7 @@ if _TYPE_CHECKING:
     from telemetry.cache import CacheEvolution as CacheEvolution
     from telemetry.cache import CacheTurn as CacheTurn
     from telemetry.cache_hint import CacheReportHint as CacheReportHint
+    from telemetry.extractors import BackendTimingsExtractor as BackendTimingsExtractor
     from telemetry.extractors import GenericTimingsExtractor as GenericTimingsExtractor
     from telemetry.extractors import LlamaCppTimingsExtractor as LlamaCppTimingsExtractor
     from telemetry.extractors import SglangTimingsExtractor as SglangTimingsExtractor
@@ -50,6 +51,7 @@ _lazy_exports(
         ".cache": ("CacheEvolution", "CacheTurn"),
         ".cache_hint": ("CacheReportHint",),
         ".extractors": (
+            "BackendTimingsExtractor",
             "GenericTimingsExtractor",
             "LlamaCppTimingsExtractor",
             "SglangTimingsExtractor",

@@ -27,7 +27,7 @@ from typing import Any
 
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.logs import get_logger
+from providers.abstractions.logs import EventSink, get_logger
 from providers.abstractions.properties import set_property
 from providers.backends import BackendProfile
 from telemetry.cache_hint import CacheReportHint
@@ -59,7 +59,7 @@ class TelemetryChatClient(ObservingChatClient):
         *,
         backend: str | BackendProfile | None = None,
         extractor: TimingsExtractor | None = None,
-        logger: Any = None,
+        logger: EventSink | None = None,
         observers: Iterable[RequestObserver] = (),
         attach_timings: bool = True,
         cache_hint: CacheReportHint | None = None,

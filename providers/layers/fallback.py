@@ -35,6 +35,7 @@ from providers.abstractions.sync_client import SyncChatClient
 from providers.layers.stream_head import Head, read_head, replayable
 
 if TYPE_CHECKING:
+    from providers.abstractions.logs import EventSink
     from providers.abstractions.structured_output import StructuredResponse
 
 _Service = TypeVar("_Service")
@@ -86,7 +87,7 @@ class FallbackChatClient:
         main_name: str = "main",
         fallback_name: str = "fallback",
         should_fall_back: Callable[[ProviderError], bool] = falls_back_on,
-        logger: Any = None,
+        logger: EventSink | None = None,
         limits: Limits | None = None,
     ) -> None:
         self.main = main

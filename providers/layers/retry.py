@@ -44,7 +44,7 @@ import asyncio
 import math
 import random as _random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
@@ -60,7 +60,7 @@ from providers.abstractions.errors import (
     StreamInterruptedError,
 )
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
-from providers.abstractions.logs import get_logger
+from providers.abstractions.logs import EventSink, get_logger
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import RETRY_ATTEMPTS, set_property
 from providers.abstractions.records import value_class
@@ -273,7 +273,7 @@ class RetryingChatClient(DelegatingChatClient):
         *,
         sleep: Sleep = asyncio.sleep,
         random: Callable[[], float] = _random.random,
-        logger: Any = None,
+        logger: EventSink | None = None,
         limits: Limits | None = None,
     ) -> None:
         super().__init__(inner)

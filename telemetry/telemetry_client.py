@@ -5,8 +5,8 @@ completes it attaches ``RequestTimings`` under ``additional_properties["request_
 the returned ``ChatResponse``, or on the last update of a stream (set when the inner stream
 ends, i.e. before the caller's ``async for`` exits, so ``ChatResponse.from_updates`` of the
 collected updates carries it; an update being processed *as it arrives* cannot carry it, since
-the end is not known yet). Then it logs ``llm.request.completed`` / ``.failed`` / ``.cancelled``
-and calls each observer with the ``RequestRecord``.
+the end is not known yet). Then it logs ``oaicompat.request.completed`` / ``.failed`` /
+``.cancelled`` and calls each observer with the ``RequestRecord``.
 
 Place it outermost in the pipeline, so it measures what the caller experiences and sees the
 retry layer's ``retry_attempts``::

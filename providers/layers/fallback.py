@@ -15,7 +15,8 @@ failing over, and telemetry inside too, so each backend's timings are its own.
 
 The answer says who gave it: ``additional_properties["answered_by"]`` holds the backend's name on
 the response (on the first update of a stream), and ``"fallback_reason"`` the main backend's
-error class when the fallback answered. A fallback is also logged (``llm.fallback``, warning).
+error class when the fallback answered. A fallback is also logged (``oaicompat.request.fallback``,
+warning).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.delegating import close_stream
 from providers.abstractions.errors import ConfigurationError, ProviderError
+from providers.abstractions.event_names import REQUEST_FALLBACK
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import set_property
@@ -55,7 +57,7 @@ ANSWERED_BY = "answered_by"
 FALLBACK_REASON = "fallback_reason"
 """``additional_properties`` key, set only when the fallback answered: the main error's class."""
 
-FALLBACK_EVENT = "llm.fallback"
+FALLBACK_EVENT = REQUEST_FALLBACK
 
 
 def falls_back_on(error: ProviderError) -> bool:

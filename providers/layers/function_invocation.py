@@ -69,6 +69,7 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.delegating import DelegatingChatClient, close_stream
 from providers.abstractions.errors import ConfigurationError
+from providers.abstractions.event_names import FUNCTION_CALL_FAILED, FUNCTION_LOOP_STOPPED
 from providers.abstractions.functions import AIFunction, InvalidArgumentsError
 from providers.abstractions.logs import get_logger
 from providers.abstractions.messages import ChatMessage
@@ -281,7 +282,7 @@ class _Loop:
             text = f'Error: invalid arguments for "{call.name}": {error}'
             return _Outcome(index, _result(call, text, error), True)
         except Exception as error:
-            _log.warning("llm.function.failed", function=call.name, error_type=type(error).__name__)
+            _log.warning(FUNCTION_CALL_FAILED, function=call.name, error_type=type(error).__name__)
             return _Outcome(index, self._failure(call, "Error: the function failed.", error), True)
         # An empty tool message confuses models; say that the function ran.
         result = "Success: the function completed." if value is None else value
@@ -313,7 +314,7 @@ class _Loop:
 
     def _stop(self, reason: str, count: int) -> None:
         self.stopped = reason
-        _log.warning("llm.function_invocation.stopped", reason=reason, count=count)
+        _log.warning(FUNCTION_LOOP_STOPPED, reason=reason, count=count)
 
 
 def _result(

@@ -59,6 +59,7 @@ from providers.abstractions.errors import (
     ServerError,
     StreamInterruptedError,
 )
+from providers.abstractions.event_names import REQUEST_RETRY
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.logs import EventSink, get_logger
 from providers.abstractions.options import ChatOptions
@@ -82,7 +83,7 @@ __all__ = [
 
 DEFAULT_RETRY_STATUSES: Final = frozenset({408, 409, 429, 500, 502, 503, 504})
 
-RETRY_EVENT: Final = "llm.request.retry"
+RETRY_EVENT: Final = REQUEST_RETRY
 """The event logged before each retry, with ``attempt``, ``wait`` and ``reason``."""
 
 Sleep = Callable[[float], Awaitable[None]]

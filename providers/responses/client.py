@@ -26,6 +26,7 @@ import httpx
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.errors import InvalidRequestError
+from providers.abstractions.event_names import RESPONSES_STORE_UNAVAILABLE
 from providers.abstractions.limits import Limits
 from providers.abstractions.logs import get_logger
 from providers.abstractions.messages import ChatMessage
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["STORE_UNAVAILABLE_EVENT", "OpenAiCompatibleResponsesClient"]
 
-STORE_UNAVAILABLE_EVENT = "oaicompat.responses.store_unavailable"
+STORE_UNAVAILABLE_EVENT = RESPONSES_STORE_UNAVAILABLE
 """The warning logged (once per client) when ``previous_response_id`` was refused and
 the client fell back to sending the whole history."""
 

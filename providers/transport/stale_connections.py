@@ -88,10 +88,11 @@ class StaleConnectionResend(httpx.AsyncBaseTransport):
                 if trace.opened or resend == _MAX_RESENDS:
                     raise
                 # deferred: structlog, ~25 ms of cold import, for a rare event
+                from providers.abstractions.event_names import HTTP_STALE_CONNECTION_RESENT
                 from providers.abstractions.logs import get_logger
 
                 get_logger("oaicompat.http").debug(
-                    "http.stale_connection.resent",
+                    HTTP_STALE_CONNECTION_RESENT,
                     url=str(request.url.copy_with(username=None, password=None, query=None)),
                     error=type(exc).__name__,
                     resend=resend + 1,

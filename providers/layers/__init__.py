@@ -3,6 +3,7 @@
 Each layer extends ``DelegatingChatClient`` and overrides only what its concern changes; on a
 stream, it is one async generator over its inner stream. ``ChatClientBuilder`` stacks them;
 ``create_chat_client`` builds the standard order (telemetry → retry → text recovery → wire).
+Writing a new one: docs/extending.md, "A new layer".
 
 * ``retry``: ``RetryPolicy`` and ``RetryingChatClient`` (a stream only until output starts);
 * ``fallback``: ``FallbackChatClient``, another backend when the main one fails before

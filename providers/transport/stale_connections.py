@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 
+from providers.abstractions.event_names import HTTP_STALE_CONNECTION_RESENT
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.transport.deferred_tls import DeferredTlsTransport
 
@@ -88,7 +89,6 @@ class StaleConnectionResend(httpx.AsyncBaseTransport):
                 if trace.opened or resend == _MAX_RESENDS:
                     raise
                 # deferred: structlog, ~25 ms of cold import, for a rare event
-                from providers.abstractions.event_names import HTTP_STALE_CONNECTION_RESENT
                 from providers.abstractions.logs import get_logger
 
                 get_logger("oaicompat.http").debug(

@@ -538,7 +538,7 @@ def reference_floor(specs: Iterable[ClientSpec]) -> ClientSpec:
 
 
 def silence_library_logs() -> None:
-    """Send the library's structlog events (one ``llm.request.completed`` per request from the
+    """Send the library's structlog events (one ``oaicompat.request.completed`` per request from the
     telemetry layer) to ``/dev/null`` instead of the terminal, through structlog's default
     processors: formatting them stays in the measured cost, printing a line per stream into
     the benchmark's output does not. Only for the benchmark's own processes, and only when

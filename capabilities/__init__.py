@@ -16,85 +16,54 @@ provenance), ``family_table``, ``backend`` (the discovery view of ``providers.ba
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from capabilities.backend import TRAITS, Backend, BackendTraits, traits_for
-    from capabilities.budget import clamp_max_output_tokens, estimate_prompt_tokens
-    from capabilities.detect import DetectedBackend, detect_backend
-    from capabilities.family_table import FAMILIES, FamilyRow, family_for
-    from capabilities.model_id import (
-        closest_model_id,
-        match_model_id,
-        model_not_found_error,
-        validate_model_id,
+    from capabilities.backend import TRAITS as TRAITS
+    from capabilities.backend import Backend as Backend
+    from capabilities.backend import BackendTraits as BackendTraits
+    from capabilities.backend import traits_for as traits_for
+    from capabilities.budget import clamp_max_output_tokens as clamp_max_output_tokens
+    from capabilities.budget import estimate_prompt_tokens as estimate_prompt_tokens
+    from capabilities.detect import DetectedBackend as DetectedBackend
+    from capabilities.detect import detect_backend as detect_backend
+    from capabilities.family_table import FAMILIES as FAMILIES
+    from capabilities.family_table import FamilyRow as FamilyRow
+    from capabilities.family_table import family_for as family_for
+    from capabilities.model_id import closest_model_id as closest_model_id
+    from capabilities.model_id import match_model_id as match_model_id
+    from capabilities.model_id import model_not_found_error as model_not_found_error
+    from capabilities.model_id import validate_model_id as validate_model_id
+    from capabilities.models import CapabilityOverrides as CapabilityOverrides
+    from capabilities.models import Modality as Modality
+    from capabilities.models import ModelCapabilities as ModelCapabilities
+    from capabilities.models import Resolved as Resolved
+    from capabilities.models import Source as Source
+    from capabilities.probes import DEFAULT_PROBE_TIMEOUT as DEFAULT_PROBE_TIMEOUT
+    from capabilities.readiness import Readiness as Readiness
+    from capabilities.readiness import wait_until_ready as wait_until_ready
+    from capabilities.resolver import (
+        OpenAiCompatibleCapabilityResolver as OpenAiCompatibleCapabilityResolver,
     )
-    from capabilities.models import (
-        CapabilityOverrides,
-        Modality,
-        ModelCapabilities,
-        Resolved,
-        Source,
-    )
-    from capabilities.probes import DEFAULT_PROBE_TIMEOUT
-    from capabilities.readiness import Readiness, wait_until_ready
-    from capabilities.resolver import OpenAiCompatibleCapabilityResolver
 
 # Each name loads its own module on first use: the pure helpers the wire clients need (the
 # budget, a wrong model id's diagnosis) cost neither pydantic nor the probing machinery.
-_LAZY: dict[str, str] = {
-    "TRAITS": "capabilities.backend",
-    "Backend": "capabilities.backend",
-    "BackendTraits": "capabilities.backend",
-    "traits_for": "capabilities.backend",
-    "clamp_max_output_tokens": "capabilities.budget",
-    "estimate_prompt_tokens": "capabilities.budget",
-    "DetectedBackend": "capabilities.detect",
-    "detect_backend": "capabilities.detect",
-    "FAMILIES": "capabilities.family_table",
-    "FamilyRow": "capabilities.family_table",
-    "family_for": "capabilities.family_table",
-    "closest_model_id": "capabilities.model_id",
-    "match_model_id": "capabilities.model_id",
-    "model_not_found_error": "capabilities.model_id",
-    "validate_model_id": "capabilities.model_id",
-    "CapabilityOverrides": "capabilities.models",
-    "Modality": "capabilities.models",
-    "ModelCapabilities": "capabilities.models",
-    "Resolved": "capabilities.models",
-    "Source": "capabilities.models",
-    "DEFAULT_PROBE_TIMEOUT": "capabilities.probes",
-    "Readiness": "capabilities.readiness",
-    "wait_until_ready": "capabilities.readiness",
-    "OpenAiCompatibleCapabilityResolver": "capabilities.resolver",
-}
-
-
-__all__ = [
-    "DEFAULT_PROBE_TIMEOUT",
-    "FAMILIES",
-    "TRAITS",
-    "Backend",
-    "BackendTraits",
-    "CapabilityOverrides",
-    "DetectedBackend",
-    "FamilyRow",
-    "Modality",
-    "ModelCapabilities",
-    "OpenAiCompatibleCapabilityResolver",
-    "Readiness",
-    "Resolved",
-    "Source",
-    "clamp_max_output_tokens",
-    "closest_model_id",
-    "detect_backend",
-    "estimate_prompt_tokens",
-    "family_for",
-    "match_model_id",
-    "model_not_found_error",
-    "traits_for",
-    "validate_model_id",
-    "wait_until_ready",
-]
-
-__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)
+_lazy_exports(
+    __name__,
+    {
+        ".backend": ("TRAITS", "Backend", "BackendTraits", "traits_for"),
+        ".budget": ("clamp_max_output_tokens", "estimate_prompt_tokens"),
+        ".detect": ("DetectedBackend", "detect_backend"),
+        ".family_table": ("FAMILIES", "FamilyRow", "family_for"),
+        ".model_id": (
+            "closest_model_id",
+            "match_model_id",
+            "model_not_found_error",
+            "validate_model_id",
+        ),
+        ".models": ("CapabilityOverrides", "Modality", "ModelCapabilities", "Resolved", "Source"),
+        ".probes": ("DEFAULT_PROBE_TIMEOUT",),
+        ".readiness": ("Readiness", "wait_until_ready"),
+        ".resolver": ("OpenAiCompatibleCapabilityResolver",),
+    },
+)

@@ -46,9 +46,9 @@ class OpenAiCompatibleCapabilityResolver:
 
     ``overrides`` (a ``CapabilityOverrides`` or a plain mapping from configuration) win over
     every probe; an override above what the server reports is logged as
-    ``capabilities.override_exceeds_server`` and still used. Results are cached per base URL and
-    model id until ``invalidate``; a resolution in which no probe answered is not cached, so a
-    server that was still starting is asked again next time.
+    ``oaicompat.capabilities.override_exceeds_server`` and still used. Results are cached per base
+    URL and model id until ``invalidate``; a resolution in which no probe answered is not cached, so
+    a server that was still starting is asked again next time.
 
     Pass ``http_client`` to share a connection pool (it is then not closed by ``aclose``).
     """
@@ -137,7 +137,7 @@ class OpenAiCompatibleCapabilityResolver:
         Passes without checking when the server ignores the field (llama.cpp single-model mode
         answers with its one model whatever is sent) or did not list its models (no
         ``/v1/models`` answer: nothing to check against); both are logged as
-        ``capabilities.model_check_skipped``.
+        ``oaicompat.capabilities.model_check_skipped``.
         """
         caps = await self.resolve(model_id)
         served = caps.served_model_ids.value

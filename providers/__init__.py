@@ -6,203 +6,125 @@ where an issue names them public (``providers.text_tool_calls``, ``providers.rea
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
-from providers.abstractions.chat_client import ChatClient, ChatInput
-from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.contents import (
-    AIContent,
-    DataContent,
-    ErrorContent,
-    FunctionCallContent,
-    FunctionResultContent,
-    TextContent,
-    TextReasoningContent,
-    UriContent,
-    UsageContent,
-    UsageDetails,
-)
-from providers.abstractions.delegating import DelegatingChatClient
-from providers.abstractions.errors import (
-    ApiStatusError,
-    AuthenticationError,
-    BackendUnavailableError,
-    ConfigurationError,
-    ConfigurationTypeError,
-    ContextLengthExceededError,
-    EventLoopError,
-    InvalidRequestError,
-    InvalidResponseError,
-    ModelNotFoundError,
-    PermissionDeniedError,
-    ProviderConnectionError,
-    ProviderError,
-    ProviderTimeoutError,
-    RateLimitError,
-    ResponseTooLargeError,
-    ServerError,
-    StreamInterruptedError,
-    StructuredOutputError,
-)
-from providers.abstractions.limits import Limits
-from providers.abstractions.messages import ChatMessage
-from providers.abstractions.open_values import ChatFinishReason, ChatRole
-from providers.abstractions.options import (
-    ChatOptions,
-    ChatResponseFormat,
-    ChatToolMode,
-    ToolDeclaration,
-)
+from providers.abstractions.chat_client import ChatClient as ChatClient
+from providers.abstractions.chat_client import ChatInput as ChatInput
+from providers.abstractions.chat_response import ChatResponse as ChatResponse
+from providers.abstractions.chat_response import ChatResponseUpdate as ChatResponseUpdate
+from providers.abstractions.contents import AIContent as AIContent
+from providers.abstractions.contents import DataContent as DataContent
+from providers.abstractions.contents import ErrorContent as ErrorContent
+from providers.abstractions.contents import FunctionCallContent as FunctionCallContent
+from providers.abstractions.contents import FunctionResultContent as FunctionResultContent
+from providers.abstractions.contents import TextContent as TextContent
+from providers.abstractions.contents import TextReasoningContent as TextReasoningContent
+from providers.abstractions.contents import UriContent as UriContent
+from providers.abstractions.contents import UsageContent as UsageContent
+from providers.abstractions.contents import UsageDetails as UsageDetails
+from providers.abstractions.delegating import DelegatingChatClient as DelegatingChatClient
+from providers.abstractions.errors import ApiStatusError as ApiStatusError
+from providers.abstractions.errors import AuthenticationError as AuthenticationError
+from providers.abstractions.errors import BackendUnavailableError as BackendUnavailableError
+from providers.abstractions.errors import ConfigurationError as ConfigurationError
+from providers.abstractions.errors import ConfigurationTypeError as ConfigurationTypeError
+from providers.abstractions.errors import ContextLengthExceededError as ContextLengthExceededError
+from providers.abstractions.errors import EventLoopError as EventLoopError
+from providers.abstractions.errors import InvalidRequestError as InvalidRequestError
+from providers.abstractions.errors import InvalidResponseError as InvalidResponseError
+from providers.abstractions.errors import ModelNotFoundError as ModelNotFoundError
+from providers.abstractions.errors import PermissionDeniedError as PermissionDeniedError
+from providers.abstractions.errors import ProviderConnectionError as ProviderConnectionError
+from providers.abstractions.errors import ProviderError as ProviderError
+from providers.abstractions.errors import ProviderTimeoutError as ProviderTimeoutError
+from providers.abstractions.errors import RateLimitError as RateLimitError
+from providers.abstractions.errors import ResponseTooLargeError as ResponseTooLargeError
+from providers.abstractions.errors import ServerError as ServerError
+from providers.abstractions.errors import StreamInterruptedError as StreamInterruptedError
+from providers.abstractions.errors import StructuredOutputError as StructuredOutputError
+from providers.abstractions.limits import Limits as Limits
+from providers.abstractions.messages import ChatMessage as ChatMessage
+from providers.abstractions.open_values import ChatFinishReason as ChatFinishReason
+from providers.abstractions.open_values import ChatRole as ChatRole
+from providers.abstractions.options import ChatOptions as ChatOptions
+from providers.abstractions.options import ChatResponseFormat as ChatResponseFormat
+from providers.abstractions.options import ChatToolMode as ChatToolMode
+from providers.abstractions.options import ToolDeclaration as ToolDeclaration
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from providers.abstractions.functions import AIFunction, InvalidArgumentsError
-    from providers.abstractions.services import ChatClientMetadata
-    from providers.abstractions.structured_output import StructuredResponse, get_response_as
-    from providers.abstractions.sync_client import SyncChatClient
-    from providers.backends import BackendProfile, profile_for
-    from providers.builder import ChatClientBuilder
+    from providers.abstractions.functions import AIFunction as AIFunction
+    from providers.abstractions.functions import InvalidArgumentsError as InvalidArgumentsError
+    from providers.abstractions.services import ChatClientMetadata as ChatClientMetadata
+    from providers.abstractions.structured_output import StructuredResponse as StructuredResponse
+    from providers.abstractions.structured_output import get_response_as as get_response_as
+    from providers.abstractions.sync_client import SyncChatClient as SyncChatClient
+    from providers.backends import BackendProfile as BackendProfile
+    from providers.backends import profile_for as profile_for
+    from providers.builder import ChatClientBuilder as ChatClientBuilder
+    from providers.chat_completions.client import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
     from providers.chat_completions.client import (
-        DEFAULT_TIMEOUT,
-        OpenAiCompatibleChatClient,
-        Timeouts,
+        OpenAiCompatibleChatClient as OpenAiCompatibleChatClient,
     )
-    from providers.chat_completions.normalize import ChunkNormalizer
-    from providers.config import BackendConfig, OaicompatConfig, client_for, load_config
-    from providers.factory import ExtraBodyChatClient, create_chat_client
-    from providers.layers.fallback import FallbackChatClient
-    from providers.layers.function_invocation import FunctionInvokingChatClient
-    from providers.layers.retry import RetryingChatClient, RetryPolicy
-    from providers.layers.session_affinity import SessionAffinity, SessionAffinityChatClient
-    from providers.layers.text_recovery import TextRecoveryChatClient
+    from providers.chat_completions.client import Timeouts as Timeouts
+    from providers.chat_completions.normalize import ChunkNormalizer as ChunkNormalizer
+    from providers.config import BackendConfig as BackendConfig
+    from providers.config import OaicompatConfig as OaicompatConfig
+    from providers.config import client_for as client_for
+    from providers.config import load_config as load_config
+    from providers.factory import ExtraBodyChatClient as ExtraBodyChatClient
+    from providers.factory import create_chat_client as create_chat_client
+    from providers.layers.fallback import FallbackChatClient as FallbackChatClient
+    from providers.layers.function_invocation import (
+        FunctionInvokingChatClient as FunctionInvokingChatClient,
+    )
+    from providers.layers.retry import RetryingChatClient as RetryingChatClient
+    from providers.layers.retry import RetryPolicy as RetryPolicy
+    from providers.layers.session_affinity import SessionAffinity as SessionAffinity
+    from providers.layers.session_affinity import (
+        SessionAffinityChatClient as SessionAffinityChatClient,
+    )
+    from providers.layers.text_recovery import TextRecoveryChatClient as TextRecoveryChatClient
+    from providers.responses import ConversationMode as ConversationMode
     from providers.responses import (
-        ConversationMode,
-        OpenAiCompatibleResponsesClient,
-        ResponsesEventNormalizer,
+        OpenAiCompatibleResponsesClient as OpenAiCompatibleResponsesClient,
     )
-    from providers.transport.endpoint import Endpoint
-    from providers.transport.sse import ServerSentEvent, SseDecoder
-    from telemetry.otel import OpenTelemetryChatClient
-    from telemetry.telemetry_client import TelemetryChatClient
+    from providers.responses import ResponsesEventNormalizer as ResponsesEventNormalizer
+    from providers.transport.endpoint import Endpoint as Endpoint
+    from providers.transport.sse import ServerSentEvent as ServerSentEvent
+    from providers.transport.sse import SseDecoder as SseDecoder
+    from telemetry.otel import OpenTelemetryChatClient as OpenTelemetryChatClient
+    from telemetry.telemetry_client import TelemetryChatClient as TelemetryChatClient
 
 # What costs cold-import time loads on first use: the HTTP client (httpx and asyncio, about two
-# thirds of it), the retry layer, the parser registry for recovery. The chat
+# thirds of it), tenacity and structlog for retry, the parser registry for recovery. The chat
 # abstractions stay eager, so code that only handles messages and updates never pays for them.
-_LAZY: dict[str, str] = {
-    "BackendProfile": "providers.backends",
-    "profile_for": "providers.backends",
-    "ChatClientBuilder": "providers.builder",
-    "ChunkNormalizer": "providers.chat_completions.normalize",
-    "ServerSentEvent": "providers.transport.sse",
-    "SseDecoder": "providers.transport.sse",
-    "DEFAULT_TIMEOUT": "providers.chat_completions.client",
-    "Endpoint": "providers.transport.endpoint",
-    "OpenAiCompatibleChatClient": "providers.chat_completions.client",
-    "Timeouts": "providers.chat_completions.client",
-    "BackendConfig": "providers.config",
-    "ExtraBodyChatClient": "providers.factory",
-    "FallbackChatClient": "providers.layers.fallback",
-    "FunctionInvokingChatClient": "providers.layers.function_invocation",
-    "OaicompatConfig": "providers.config",
-    "client_for": "providers.config",
-    "create_chat_client": "providers.factory",
-    "load_config": "providers.config",
-    "RetryPolicy": "providers.layers.retry",
-    "RetryingChatClient": "providers.layers.retry",
-    "SessionAffinity": "providers.layers.session_affinity",
-    "SessionAffinityChatClient": "providers.layers.session_affinity",
-    "TextRecoveryChatClient": "providers.layers.text_recovery",
-    "OpenTelemetryChatClient": "telemetry.otel",
-    "TelemetryChatClient": "telemetry.telemetry_client",
-    "ConversationMode": "providers.responses",
-    "OpenAiCompatibleResponsesClient": "providers.responses",
-    "ResponsesEventNormalizer": "providers.responses",
-    # frozen dataclasses (about 1 ms each to build) that a streamed chat never makes
-    "AIFunction": "providers.abstractions.functions",
-    "InvalidArgumentsError": "providers.abstractions.functions",
-    "ChatClientMetadata": "providers.abstractions.services",
-    # pydantic, ~65 ms of cold import, for structured output only
-    "StructuredResponse": "providers.abstractions.structured_output",
-    "get_response_as": "providers.abstractions.structured_output",
-    "SyncChatClient": "providers.abstractions.sync_client",
-}
-
-
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "AIContent",
-    "AIFunction",
-    "ApiStatusError",
-    "AuthenticationError",
-    "BackendConfig",
-    "BackendProfile",
-    "BackendUnavailableError",
-    "ChatClient",
-    "ChatClientBuilder",
-    "ChatClientMetadata",
-    "ChatFinishReason",
-    "ChatInput",
-    "ChatMessage",
-    "ChatOptions",
-    "ChatResponse",
-    "ChatResponseFormat",
-    "ChatResponseUpdate",
-    "ChatRole",
-    "ChatToolMode",
-    "ChunkNormalizer",
-    "ConfigurationError",
-    "ConfigurationTypeError",
-    "ContextLengthExceededError",
-    "ConversationMode",
-    "DataContent",
-    "DelegatingChatClient",
-    "Endpoint",
-    "ErrorContent",
-    "EventLoopError",
-    "ExtraBodyChatClient",
-    "FallbackChatClient",
-    "FunctionCallContent",
-    "FunctionInvokingChatClient",
-    "FunctionResultContent",
-    "InvalidArgumentsError",
-    "InvalidRequestError",
-    "InvalidResponseError",
-    "Limits",
-    "ModelNotFoundError",
-    "OaicompatConfig",
-    "OpenAiCompatibleChatClient",
-    "OpenAiCompatibleResponsesClient",
-    "OpenTelemetryChatClient",
-    "PermissionDeniedError",
-    "ProviderConnectionError",
-    "ProviderError",
-    "ProviderTimeoutError",
-    "RateLimitError",
-    "ResponseTooLargeError",
-    "ResponsesEventNormalizer",
-    "RetryPolicy",
-    "RetryingChatClient",
-    "ServerError",
-    "ServerSentEvent",
-    "SessionAffinity",
-    "SessionAffinityChatClient",
-    "SseDecoder",
-    "StreamInterruptedError",
-    "StructuredOutputError",
-    "StructuredResponse",
-    "SyncChatClient",
-    "TelemetryChatClient",
-    "TextContent",
-    "TextReasoningContent",
-    "TextRecoveryChatClient",
-    "Timeouts",
-    "ToolDeclaration",
-    "UriContent",
-    "UsageContent",
-    "UsageDetails",
-    "client_for",
-    "create_chat_client",
-    "get_response_as",
-    "load_config",
-    "profile_for",
-]
-
-__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)
+_lazy_exports(
+    __name__,
+    {
+        # value classes (about 1 ms each to build) that a streamed chat never makes
+        ".abstractions.functions": ("AIFunction", "InvalidArgumentsError"),
+        ".abstractions.services": ("ChatClientMetadata",),
+        # pydantic, ~65 ms of cold import, for structured output only
+        ".abstractions.structured_output": ("StructuredResponse", "get_response_as"),
+        ".abstractions.sync_client": ("SyncChatClient",),
+        ".backends": ("BackendProfile", "profile_for"),
+        ".builder": ("ChatClientBuilder",),
+        ".chat_completions.client": ("DEFAULT_TIMEOUT", "OpenAiCompatibleChatClient", "Timeouts"),
+        ".chat_completions.normalize": ("ChunkNormalizer",),
+        ".config": ("BackendConfig", "OaicompatConfig", "client_for", "load_config"),
+        ".factory": ("ExtraBodyChatClient", "create_chat_client"),
+        ".layers.fallback": ("FallbackChatClient",),
+        ".layers.function_invocation": ("FunctionInvokingChatClient",),
+        ".layers.retry": ("RetryPolicy", "RetryingChatClient"),
+        ".layers.session_affinity": ("SessionAffinity", "SessionAffinityChatClient"),
+        ".layers.text_recovery": ("TextRecoveryChatClient",),
+        ".responses": (
+            "ConversationMode",
+            "OpenAiCompatibleResponsesClient",
+            "ResponsesEventNormalizer",
+        ),
+        ".transport.endpoint": ("Endpoint",),
+        ".transport.sse": ("ServerSentEvent", "SseDecoder"),
+        "telemetry.otel": ("OpenTelemetryChatClient",),
+        "telemetry.telemetry_client": ("TelemetryChatClient",),
+    },
+)

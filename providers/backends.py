@@ -16,10 +16,8 @@ known chunk shape), so most differences need no flag at all. What remains is wha
 punishes or what only it can answer, and each default is the cautious choice for a server we
 have never seen.
 
-Adding a backend is: a ``Backend`` constant and its row below, its transcripts under
-``transcripts/<name>/`` (``discovery/`` included), and, if the server can be recognised, its
-fingerprint in ``capabilities/detect.py``. ``tests/unit/test_backends_table.py`` checks that the
-row is complete, that every probe and timings key it names exists, and that detection finds it.
+Adding a backend (a ``Backend`` constant, its row below, its transcripts and fingerprint, and the
+tests that guard them): docs/extending.md, "A new backend".
 
 This module sits at rank 1 and may import only ``providers.abstractions``: probe names are
 ``capabilities.models.Source`` values spelled as plain strings, and the timings key is the plain

@@ -21,8 +21,9 @@ disagree on the order.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ConfigurationError
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_RETRY",
+    "DefaultRetry",
     "ExtraBodyChatClient",
     "core_client_class",
     "create_chat_client",
@@ -46,14 +48,18 @@ __all__ = [
 ]
 
 
-class _DefaultRetry:
-    """Sentinel for "the default ``RetryPolicy()``": ``retry=None`` means *no* retry layer."""
+class DefaultRetry(enum.Enum):
+    """``retry`` left out: the default ``RetryPolicy()``, since ``retry=None`` means *no* retry
+    layer. A one-member enum is the sentinel a type checker narrows (``retry is DEFAULT_RETRY``),
+    like httpx's ``USE_CLIENT_DEFAULT``."""
+
+    DEFAULT_RETRY = "DEFAULT_RETRY"
 
     def __repr__(self) -> str:
         return "DEFAULT_RETRY"
 
 
-DEFAULT_RETRY: Any = _DefaultRetry()
+DEFAULT_RETRY: Final = DefaultRetry.DEFAULT_RETRY
 
 
 def create_chat_client(
@@ -65,7 +71,7 @@ def create_chat_client(
     api: str = "chat",
     reasoning_tags: str | None = "auto",
     text_tool_calls: str | None = "auto",
-    retry: RetryPolicy | None = DEFAULT_RETRY,
+    retry: RetryPolicy | DefaultRetry | None = DEFAULT_RETRY,
     telemetry: bool = True,
     timeouts: Timeouts | None = None,
     extra_body: Mapping[str, Any] | None = None,

@@ -4,7 +4,7 @@
   and one structlog event per request (names and keys in ``telemetry.events``).
 * ``OpenTelemetryChatClient``: a span and GenAI metrics per request (the ``otel`` extra;
   ``opentelemetry`` is imported only when one is constructed).
-* ``TimingsExtractor`` and one implementation per backend (``extractor_for``).
+* ``TimingsExtractor``, and ``BackendTimingsExtractor`` set up per backend (``extractor_for``).
 * ``CacheEvolution``: the multi-turn prompt-cache table.
 
 Every value is either ``server_reported`` (``ServerTimings``, names ending ``_server``) or
@@ -13,96 +13,70 @@ Every value is either ``server_reported`` (``ServerTimings``, names ending ``_se
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from telemetry.cache import CacheEvolution, CacheTurn
-    from telemetry.cache_hint import CacheReportHint
-    from telemetry.extractors import (
-        GenericTimingsExtractor,
-        LlamaCppTimingsExtractor,
-        SglangTimingsExtractor,
-        TimingsExtractor,
-        VllmTimingsExtractor,
-        extractor_for,
-    )
-    from telemetry.measurement import Measurement
-    from telemetry.otel import OpenTelemetryChatClient
-    from telemetry.recorder import (
-        RETRY_ATTEMPTS_PROPERTY,
-        RequestRecord,
-        RequestRecorder,
-        RequestStatus,
-    )
-    from telemetry.telemetry_client import RequestObserver, TelemetryChatClient
-    from telemetry.timings import (
-        CLIENT_MEASURED,
-        REQUEST_TIMINGS,
-        SERVER_REPORTED,
-        ClientTimings,
-        RequestTimings,
-        ServerTimings,
-        Source,
-        request_timings,
-    )
+    from telemetry.cache import CacheEvolution as CacheEvolution
+    from telemetry.cache import CacheTurn as CacheTurn
+    from telemetry.cache_hint import CacheReportHint as CacheReportHint
+    from telemetry.extractors import BackendTimingsExtractor as BackendTimingsExtractor
+    from telemetry.extractors import GenericTimingsExtractor as GenericTimingsExtractor
+    from telemetry.extractors import LlamaCppTimingsExtractor as LlamaCppTimingsExtractor
+    from telemetry.extractors import SglangTimingsExtractor as SglangTimingsExtractor
+    from telemetry.extractors import TimingsExtractor as TimingsExtractor
+    from telemetry.extractors import VllmTimingsExtractor as VllmTimingsExtractor
+    from telemetry.extractors import extractor_for as extractor_for
+    from telemetry.measurement import Measurement as Measurement
+    from telemetry.otel import OpenTelemetryChatClient as OpenTelemetryChatClient
+    from telemetry.recorder import RETRY_ATTEMPTS_PROPERTY as RETRY_ATTEMPTS_PROPERTY
+    from telemetry.recorder import RequestRecord as RequestRecord
+    from telemetry.recorder import RequestRecorder as RequestRecorder
+    from telemetry.recorder import RequestStatus as RequestStatus
+    from telemetry.telemetry_client import RequestObserver as RequestObserver
+    from telemetry.telemetry_client import TelemetryChatClient as TelemetryChatClient
+    from telemetry.timings import CLIENT_MEASURED as CLIENT_MEASURED
+    from telemetry.timings import REQUEST_TIMINGS as REQUEST_TIMINGS
+    from telemetry.timings import SERVER_REPORTED as SERVER_REPORTED
+    from telemetry.timings import ClientTimings as ClientTimings
+    from telemetry.timings import RequestTimings as RequestTimings
+    from telemetry.timings import ServerTimings as ServerTimings
+    from telemetry.timings import Source as Source
+    from telemetry.timings import request_timings as request_timings
 
 # Each name loads its own module on first use, so ``import telemetry.extractors`` (a pure
 # reader) pays for neither the structlog client nor the OpenTelemetry layer nor the recorder.
-_LAZY: dict[str, str] = {
-    "CacheEvolution": "telemetry.cache",
-    "CacheReportHint": "telemetry.cache_hint",
-    "CacheTurn": "telemetry.cache",
-    "GenericTimingsExtractor": "telemetry.extractors",
-    "LlamaCppTimingsExtractor": "telemetry.extractors",
-    "SglangTimingsExtractor": "telemetry.extractors",
-    "TimingsExtractor": "telemetry.extractors",
-    "VllmTimingsExtractor": "telemetry.extractors",
-    "extractor_for": "telemetry.extractors",
-    "OpenTelemetryChatClient": "telemetry.otel",
-    "RETRY_ATTEMPTS_PROPERTY": "telemetry.recorder",
-    "RequestRecord": "telemetry.recorder",
-    "RequestRecorder": "telemetry.recorder",
-    "RequestStatus": "telemetry.recorder",
-    "RequestObserver": "telemetry.telemetry_client",
-    "TelemetryChatClient": "telemetry.telemetry_client",
-    "CLIENT_MEASURED": "telemetry.timings",
-    "REQUEST_TIMINGS": "telemetry.timings",
-    "SERVER_REPORTED": "telemetry.timings",
-    "ClientTimings": "telemetry.timings",
-    "Measurement": "telemetry.measurement",
-    "RequestTimings": "telemetry.timings",
-    "ServerTimings": "telemetry.timings",
-    "Source": "telemetry.timings",
-    "request_timings": "telemetry.timings",
-}
-
-
-__all__ = [
-    "CLIENT_MEASURED",
-    "REQUEST_TIMINGS",
-    "RETRY_ATTEMPTS_PROPERTY",
-    "SERVER_REPORTED",
-    "CacheEvolution",
-    "CacheReportHint",
-    "CacheTurn",
-    "ClientTimings",
-    "GenericTimingsExtractor",
-    "LlamaCppTimingsExtractor",
-    "Measurement",
-    "OpenTelemetryChatClient",
-    "RequestObserver",
-    "RequestRecord",
-    "RequestRecorder",
-    "RequestStatus",
-    "RequestTimings",
-    "ServerTimings",
-    "SglangTimingsExtractor",
-    "Source",
-    "TelemetryChatClient",
-    "TimingsExtractor",
-    "VllmTimingsExtractor",
-    "extractor_for",
-    "request_timings",
-]
-
-__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)
+_lazy_exports(
+    __name__,
+    {
+        ".cache": ("CacheEvolution", "CacheTurn"),
+        ".cache_hint": ("CacheReportHint",),
+        ".extractors": (
+            "BackendTimingsExtractor",
+            "GenericTimingsExtractor",
+            "LlamaCppTimingsExtractor",
+            "SglangTimingsExtractor",
+            "TimingsExtractor",
+            "VllmTimingsExtractor",
+            "extractor_for",
+        ),
+        ".measurement": ("Measurement",),
+        ".otel": ("OpenTelemetryChatClient",),
+        ".recorder": (
+            "RETRY_ATTEMPTS_PROPERTY",
+            "RequestRecord",
+            "RequestRecorder",
+            "RequestStatus",
+        ),
+        ".telemetry_client": ("RequestObserver", "TelemetryChatClient"),
+        ".timings": (
+            "CLIENT_MEASURED",
+            "REQUEST_TIMINGS",
+            "SERVER_REPORTED",
+            "ClientTimings",
+            "RequestTimings",
+            "ServerTimings",
+            "Source",
+            "request_timings",
+        ),
+    },
+)

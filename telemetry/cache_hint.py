@@ -8,9 +8,9 @@ multi-turn table there (``CacheEvolution`` and its ``CacheTurn`` rows, a frozen 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from providers.abstractions.logs import get_logger
+from providers.abstractions.logs import EventSink, get_logger
 from telemetry import events
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ class CacheReportHint:
 
     __slots__ = ("_done", "_logger")
 
-    def __init__(self, logger: Any = None) -> None:
+    def __init__(self, logger: EventSink | None = None) -> None:
         self._logger = logger if logger is not None else _LOG
         self._done = False
 

@@ -1,9 +1,12 @@
-"""Log event names and keys (stable API) and the one function that builds a request's event.
+"""Telemetry's log event keys (stable API), its event names, and the one function that builds a
+request's event.
 
 The library logs through ``providers.abstractions.logs`` and configures nothing: the events go to
 structlog when the application configured it, else to the standard library's ``oaicompat.*``
-loggers, which are silent until the application configures logging. Names and keys live here, and
-only here, so dashboards and alerts can rely on them. An event carries counts, timings, identifiers
+loggers, which are silent until the application configures logging. Every event name, in the one
+``oaicompat.<area>.<event>`` scheme, is defined in ``providers.abstractions.event_names``; the
+ones telemetry logs are re-exported here beside their keys, so dashboards and alerts can rely on
+both. An event carries counts, timings, identifiers
 and error *classes*; it never carries message text, options, headers or exception messages, which is
 how API keys and prompt text stay out of logs by construction.
 """
@@ -15,6 +18,13 @@ from typing import Any, Final
 from providers.abstractions import properties
 from providers.abstractions.contents import UsageDetails
 from providers.abstractions.errors import ProviderError
+from providers.abstractions.event_names import (
+    CACHE_REPORT_UNAVAILABLE,
+    REQUEST_CANCELLED,
+    REQUEST_COMPLETED,
+    REQUEST_FAILED,
+    TELEMETRY_FAILED,
+)
 from telemetry.recorder import RequestRecord
 
 __all__ = [
@@ -42,16 +52,6 @@ __all__ = [
     "request_event",
     "usage_fields",
 ]
-
-# Event names.
-REQUEST_COMPLETED: Final = "llm.request.completed"
-REQUEST_FAILED: Final = "llm.request.failed"
-REQUEST_CANCELLED: Final = "llm.request.cancelled"
-"""The caller stopped reading the stream early, or the task was cancelled: not a failure."""
-CACHE_REPORT_UNAVAILABLE: Final = "llm.cache.report_unavailable"
-"""Logged once: the backend reports no cached tokens until started with ``server_flag``."""
-TELEMETRY_FAILED: Final = "llm.telemetry.failed"
-"""Telemetry itself (or an observer) raised; the request was not affected."""
 
 # Keys.
 BACKEND: Final = "backend"

@@ -19,30 +19,32 @@ slot's own count; in every capture they agree). Timings are read even when ``usa
 (Netclaw dropped them then), and a missing count stays ``None``, never 0. Extractors are pure:
 they read values and return values; choosing one is ``extractor_for(backend)``, which reads the
 backend's row in ``providers.backends`` (its ``timings`` kind).
+
+The built-in backends differ only in two facts, so they are one class and a table:
+``BackendTimingsExtractor(backend, read_timings, cache_flag)`` and ``TIMINGS_KINDS`` (kind →
+those two facts). A backend that reports elsewhere needs a class of its own implementing
+``TimingsExtractor`` (docs/extending.md, "A new timings extractor").
 """
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+from collections.abc import Mapping
+from functools import partial
+from typing import Any, Final, Protocol, runtime_checkable
 
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.contents import UsageDetails
+from providers.abstractions.records import FrozenRecord
 from providers.abstractions.usage import parse_usage
-from providers.backends import Backend, BackendProfile, profile_for
+from providers.backends import Backend, BackendProfile, TimingsKind, profile_for
 from telemetry.timings import ServerTimings
-
-if TYPE_CHECKING:
-    from telemetry._generic_extractor import GenericTimingsExtractor
-    from telemetry._llamacpp_extractor import LlamaCppTimingsExtractor
-    from telemetry._sglang_extractor import SglangTimingsExtractor
-    from telemetry._vllm_extractor import VllmTimingsExtractor
 
 __all__ = [
     "BY_TIMINGS_KIND",
+    "TIMINGS_KINDS",
+    "BackendTimingsExtractor",
     "GenericTimingsExtractor",
+    "KindConstructor",
     "LlamaCppTimingsExtractor",
     "SglangTimingsExtractor",
     "TimingsExtractor",
@@ -123,51 +125,66 @@ def read_report(
     )
 
 
-class _ByKind(Mapping[str, Callable[[str], TimingsExtractor]]):
-    """The extractor classes by kind, each module imported when its kind is first asked for."""
+class BackendTimingsExtractor(FrozenRecord):
+    """Reads ``usage`` and, with ``read_timings``, a llama.cpp-style ``timings`` object (the
+    object first, ``usage`` for what it lacks); ``cache_flag`` is the server flag to name when no
+    cached-token count came. ``backend`` labels the result."""
 
-    def __getitem__(self, kind: str) -> Callable[[str], TimingsExtractor]:
-        name = _KIND_CLASS[kind]  # (KeyError for an unknown kind, as a dict would raise)
-        return getattr(sys.modules[__name__], name)  # type: ignore[no-any-return]
+    __slots__ = ("backend", "cache_flag", "read_timings")
+    backend: str
+    read_timings: bool
+    cache_flag: str | None
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(_KIND_CLASS)
+    def __init__(
+        self, backend: str, read_timings: bool = True, cache_flag: str | None = None
+    ) -> None:
+        object.__setattr__(self, "backend", backend)
+        object.__setattr__(self, "read_timings", read_timings)
+        object.__setattr__(self, "cache_flag", cache_flag)
 
-    def __len__(self) -> int:
-        return len(_KIND_CLASS)
+    @classmethod
+    def for_kind(cls, kind: TimingsKind, backend: str | None = None) -> BackendTimingsExtractor:
+        """The extractor of a ``TIMINGS_KINDS`` row, labelled ``backend`` (default: the kind)."""
+        read_timings, cache_flag = TIMINGS_KINDS[kind]
+        return cls(backend or kind, read_timings, cache_flag)
 
-    def __repr__(self) -> str:
-        return repr(dict(self))
+    def extract(self, source: TimingsSource) -> ServerTimings | None:
+        return read_report(source, self.backend, self.read_timings, self.cache_flag)
 
 
-_KIND_CLASS: Final = {
-    "llamacpp": "LlamaCppTimingsExtractor",
-    "vllm": "VllmTimingsExtractor",
-    "sglang": "SglangTimingsExtractor",
-    "generic": "GenericTimingsExtractor",
+TIMINGS_KINDS: Final[Mapping[TimingsKind, tuple[bool, str | None]]] = {
+    # llama.cpp: the ``timings`` object first, ``usage`` for what it lacks
+    "llamacpp": (True, None),
+    # vLLM: ``usage.prompt_tokens_details.cached_tokens`` (with the flag) and
+    # ``completion_tokens_details.reasoning_tokens``; its speed is the client's (``ClientTimings``)
+    "vllm": (False, "--enable-prompt-tokens-details"),
+    # SGLang: cached tokens (with the flag) and the top-level ``usage.reasoning_tokens``
+    "sglang": (False, "--enable-cache-report"),
+    # OpenAI and unknown servers: standard ``usage``, plus a llama.cpp-style ``timings`` object if
+    # one is there (an undetected llama.cpp, or a server derived from it); its keys are checked by
+    # name and type, so an unrelated ``timings`` field yields nothing rather than nonsense
+    "generic": (True, None),
 }
-_CLASS_MODULE: Final = {
-    "LlamaCppTimingsExtractor": "telemetry._llamacpp_extractor",
-    "VllmTimingsExtractor": "telemetry._vllm_extractor",
-    "SglangTimingsExtractor": "telemetry._sglang_extractor",
-    "GenericTimingsExtractor": "telemetry._generic_extractor",
+"""``BackendProfile.timings`` → ``(read_timings, cache_flag)``. Every ``TimingsKind`` has a row
+(``tests/unit/test_backends_table.py``)."""
+
+
+class KindConstructor(Protocol):
+    """One kind's extractor, labelled ``backend`` (default: the kind's name)."""
+
+    def __call__(self, backend: str | None = None) -> BackendTimingsExtractor: ...
+
+
+BY_TIMINGS_KIND: Final[Mapping[TimingsKind, KindConstructor]] = {
+    kind: partial(BackendTimingsExtractor.for_kind, kind) for kind in TIMINGS_KINDS
 }
+"""Each kind's constructor: ``TIMINGS_KINDS`` with the backend's label still to give."""
 
-BY_TIMINGS_KIND: Final[Mapping[str, Callable[[str], TimingsExtractor]]] = _ByKind()
-"""``BackendProfile.timings`` → the extractor kind, built with the backend's name as its label.
-Every ``TimingsKind`` has an entry (``tests/unit/test_backends_table.py``)."""
-
-
-def __getattr__(name: str) -> Any:
-    # The extractor classes live one per module (a client needs only its backend's, and each
-    # module costs its load); they are resolved here on first use, as ``providers._lazy``
-    # resolves a package root's names.
-    module = _CLASS_MODULE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+# The names each kind had when it was a class of its own (public since the first release).
+LlamaCppTimingsExtractor: Final = BY_TIMINGS_KIND["llamacpp"]
+VllmTimingsExtractor: Final = BY_TIMINGS_KIND["vllm"]
+SglangTimingsExtractor: Final = BY_TIMINGS_KIND["sglang"]
+GenericTimingsExtractor: Final = BY_TIMINGS_KIND["generic"]
 
 
 def extractor_for(
@@ -176,8 +193,8 @@ def extractor_for(
 ) -> TimingsExtractor:
     """The extractor for a backend name (or profile); ``overrides`` wins over the built-ins.
 
-    The kind is the row's ``timings`` (``providers.backends``); unknown backends get
-    ``GenericTimingsExtractor`` labelled with their own name.
+    The kind is the row's ``timings`` (``providers.backends``); unknown backends get the
+    ``generic`` kind labelled with their own name.
     """
     if isinstance(backend, BackendProfile):
         row, key = backend, backend.name.lower()
@@ -186,4 +203,4 @@ def extractor_for(
         row = profile_for(key)
     if overrides and key in overrides:
         return overrides[key]
-    return BY_TIMINGS_KIND[row.timings](key)
+    return BackendTimingsExtractor.for_kind(row.timings, key)

@@ -27,8 +27,8 @@ from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.options import ChatOptions
 from providers.backends import BackendProfile
-from telemetry._observing import ObservingChatClient
 from telemetry.extractors import TimingsExtractor
+from telemetry.observing import ObservingChatClient
 from telemetry.recorder import RequestRecord, RequestRecorder
 
 if TYPE_CHECKING:

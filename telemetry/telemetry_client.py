@@ -5,8 +5,8 @@ completes it attaches ``RequestTimings`` under ``additional_properties["request_
 the returned ``ChatResponse``, or on the last update of a stream (set when the inner stream
 ends, i.e. before the caller's ``async for`` exits, so ``ChatResponse.from_updates`` of the
 collected updates carries it; an update being processed *as it arrives* cannot carry it, since
-the end is not known yet). Then it logs ``llm.request.completed`` / ``.failed`` / ``.cancelled``
-and calls each observer with the ``RequestRecord``.
+the end is not known yet). Then it logs ``oaicompat.request.completed`` / ``.failed`` /
+``.cancelled`` and calls each observer with the ``RequestRecord``.
 
 Place it outermost in the pipeline, so it measures what the caller experiences and sees the
 retry layer's ``retry_attempts``::
@@ -27,13 +27,13 @@ from typing import Any
 
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.logs import get_logger
+from providers.abstractions.logs import EventSink, get_logger
 from providers.abstractions.properties import set_property
 from providers.backends import BackendProfile
-from telemetry._observing import ObservingChatClient
 from telemetry.cache_hint import CacheReportHint
 from telemetry.events import request_event
 from telemetry.extractors import TimingsExtractor
+from telemetry.observing import ObservingChatClient
 from telemetry.recorder import RequestRecord
 from telemetry.timings import REQUEST_TIMINGS
 
@@ -59,7 +59,7 @@ class TelemetryChatClient(ObservingChatClient):
         *,
         backend: str | BackendProfile | None = None,
         extractor: TimingsExtractor | None = None,
-        logger: Any = None,
+        logger: EventSink | None = None,
         observers: Iterable[RequestObserver] = (),
         attach_timings: bool = True,
         cache_hint: CacheReportHint | None = None,

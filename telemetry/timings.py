@@ -13,12 +13,12 @@ Values are floats as the server sent them: no scaling to integers, no truncation
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.records import FrozenRecord
+from providers.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from telemetry.measurement import Measurement
@@ -313,11 +313,6 @@ def request_timings(response: ChatResponse | ChatResponseUpdate) -> RequestTimin
     return value if isinstance(value, RequestTimings) else None
 
 
-def __getattr__(name: str) -> Any:
-    # ``Measurement`` lives in ``telemetry.measurement``: a frozen dataclass (about 1 ms to build
-    # on first import) that a request's timings and log event never make. Still importable here.
-    if name != "Measurement":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = importlib.import_module("telemetry.measurement").Measurement
-    globals()[name] = value
-    return value
+# ``Measurement`` lives in ``telemetry.measurement``: a frozen value class that a request's
+# timings and log event never make. Still importable here, on first use.
+lazy_exports(__name__, {"telemetry.measurement": ("Measurement",)})

@@ -11,134 +11,65 @@ request uses: ``AIFunction``, ``ParsedText`` and ``ChatClientMetadata`` are data
 1 ms each to build on first import) that a streamed chat never makes, and load on first use.
 """
 
-import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
-from typing import Any as _Any
 
-from providers.abstractions.chat_client import ChatClient, ChatInput
-from providers.abstractions.chat_response import (
-    ChatResponse,
-    ChatResponseBuilder,
-    ChatResponseUpdate,
-)
-from providers.abstractions.contents import (
-    AIContent,
-    DataContent,
-    ErrorContent,
-    FunctionCallContent,
-    FunctionResultContent,
-    TextContent,
-    TextReasoningContent,
-    UriContent,
-    UsageContent,
-    UsageDetails,
-)
-from providers.abstractions.delegating import DelegatingChatClient
-from providers.abstractions.errors import (
-    ApiStatusError,
-    AuthenticationError,
-    BackendUnavailableError,
-    ConfigurationError,
-    ConfigurationTypeError,
-    ContextLengthExceededError,
-    EventLoopError,
-    InvalidRequestError,
-    InvalidResponseError,
-    ModelNotFoundError,
-    PermissionDeniedError,
-    ProviderConnectionError,
-    ProviderError,
-    ProviderTimeoutError,
-    RateLimitError,
-    ResponseTooLargeError,
-    ServerError,
-    StreamInterruptedError,
-    StructuredOutputError,
-)
-from providers.abstractions.limits import DEFAULT_LIMITS, Limits
-from providers.abstractions.messages import ChatMessage
-from providers.abstractions.open_values import ChatFinishReason, ChatRole
-from providers.abstractions.options import (
-    ChatOptions,
-    ChatResponseFormat,
-    ChatToolMode,
-    ToolDeclaration,
-)
+from providers.abstractions.chat_client import ChatClient as ChatClient
+from providers.abstractions.chat_client import ChatInput as ChatInput
+from providers.abstractions.chat_response import ChatResponse as ChatResponse
+from providers.abstractions.chat_response import ChatResponseBuilder as ChatResponseBuilder
+from providers.abstractions.chat_response import ChatResponseUpdate as ChatResponseUpdate
+from providers.abstractions.contents import AIContent as AIContent
+from providers.abstractions.contents import DataContent as DataContent
+from providers.abstractions.contents import ErrorContent as ErrorContent
+from providers.abstractions.contents import FunctionCallContent as FunctionCallContent
+from providers.abstractions.contents import FunctionResultContent as FunctionResultContent
+from providers.abstractions.contents import TextContent as TextContent
+from providers.abstractions.contents import TextReasoningContent as TextReasoningContent
+from providers.abstractions.contents import UriContent as UriContent
+from providers.abstractions.contents import UsageContent as UsageContent
+from providers.abstractions.contents import UsageDetails as UsageDetails
+from providers.abstractions.delegating import DelegatingChatClient as DelegatingChatClient
+from providers.abstractions.errors import ApiStatusError as ApiStatusError
+from providers.abstractions.errors import AuthenticationError as AuthenticationError
+from providers.abstractions.errors import BackendUnavailableError as BackendUnavailableError
+from providers.abstractions.errors import ConfigurationError as ConfigurationError
+from providers.abstractions.errors import ConfigurationTypeError as ConfigurationTypeError
+from providers.abstractions.errors import ContextLengthExceededError as ContextLengthExceededError
+from providers.abstractions.errors import EventLoopError as EventLoopError
+from providers.abstractions.errors import InvalidRequestError as InvalidRequestError
+from providers.abstractions.errors import InvalidResponseError as InvalidResponseError
+from providers.abstractions.errors import ModelNotFoundError as ModelNotFoundError
+from providers.abstractions.errors import PermissionDeniedError as PermissionDeniedError
+from providers.abstractions.errors import ProviderConnectionError as ProviderConnectionError
+from providers.abstractions.errors import ProviderError as ProviderError
+from providers.abstractions.errors import ProviderTimeoutError as ProviderTimeoutError
+from providers.abstractions.errors import RateLimitError as RateLimitError
+from providers.abstractions.errors import ResponseTooLargeError as ResponseTooLargeError
+from providers.abstractions.errors import ServerError as ServerError
+from providers.abstractions.errors import StreamInterruptedError as StreamInterruptedError
+from providers.abstractions.errors import StructuredOutputError as StructuredOutputError
+from providers.abstractions.limits import DEFAULT_LIMITS as DEFAULT_LIMITS
+from providers.abstractions.limits import Limits as Limits
+from providers.abstractions.messages import ChatMessage as ChatMessage
+from providers.abstractions.open_values import ChatFinishReason as ChatFinishReason
+from providers.abstractions.open_values import ChatRole as ChatRole
+from providers.abstractions.options import ChatOptions as ChatOptions
+from providers.abstractions.options import ChatResponseFormat as ChatResponseFormat
+from providers.abstractions.options import ChatToolMode as ChatToolMode
+from providers.abstractions.options import ToolDeclaration as ToolDeclaration
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from providers.abstractions.functions import AIFunction, InvalidArgumentsError
-    from providers.abstractions.parsed_text import ParsedText
-    from providers.abstractions.services import ChatClientMetadata
+    from providers.abstractions.functions import AIFunction as AIFunction
+    from providers.abstractions.functions import InvalidArgumentsError as InvalidArgumentsError
+    from providers.abstractions.parsed_text import ParsedText as ParsedText
+    from providers.abstractions.services import ChatClientMetadata as ChatClientMetadata
 
-__all__ = [
-    "DEFAULT_LIMITS",
-    "AIContent",
-    "AIFunction",
-    "ApiStatusError",
-    "AuthenticationError",
-    "BackendUnavailableError",
-    "ChatClient",
-    "ChatClientMetadata",
-    "ChatFinishReason",
-    "ChatInput",
-    "ChatMessage",
-    "ChatOptions",
-    "ChatResponse",
-    "ChatResponseBuilder",
-    "ChatResponseFormat",
-    "ChatResponseUpdate",
-    "ChatRole",
-    "ChatToolMode",
-    "ConfigurationError",
-    "ConfigurationTypeError",
-    "ContextLengthExceededError",
-    "DataContent",
-    "DelegatingChatClient",
-    "ErrorContent",
-    "EventLoopError",
-    "FunctionCallContent",
-    "FunctionResultContent",
-    "InvalidArgumentsError",
-    "InvalidRequestError",
-    "InvalidResponseError",
-    "Limits",
-    "ModelNotFoundError",
-    "ParsedText",
-    "PermissionDeniedError",
-    "ProviderConnectionError",
-    "ProviderError",
-    "ProviderTimeoutError",
-    "RateLimitError",
-    "ResponseTooLargeError",
-    "ServerError",
-    "StreamInterruptedError",
-    "StructuredOutputError",
-    "TextContent",
-    "TextReasoningContent",
-    "ToolDeclaration",
-    "UriContent",
-    "UsageContent",
-    "UsageDetails",
-]
-
-_LAZY = {
-    "AIFunction": "providers.abstractions.functions",
-    "InvalidArgumentsError": "providers.abstractions.functions",
-    "ParsedText": "providers.abstractions.parsed_text",
-    "ChatClientMetadata": "providers.abstractions.services",
-}
-
-
-def __getattr__(name: str) -> _Any:
-    # (``providers._lazy`` does this for the other roots; it sits beside this package in the
-    # import ranks, so this root, which everything imports, resolves its few names itself)
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+_lazy_exports(
+    __name__,
+    {
+        ".functions": ("AIFunction", "InvalidArgumentsError"),
+        ".parsed_text": ("ParsedText",),
+        ".services": ("ChatClientMetadata",),
+    },
+)

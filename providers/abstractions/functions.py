@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from providers.abstractions.options import ToolDeclaration
 
 if TYPE_CHECKING:
-    from providers.abstractions._signature import ArgumentsBinding
+    from providers.abstractions.signature import ArgumentsBinding
 
 __all__ = ["AIFunction", "InvalidArgumentsError"]
 
@@ -70,7 +70,7 @@ class AIFunction(ToolDeclaration):
         ``description`` replace what the function's own name and docstring say."""
         # Only a caller that makes a function from a callable needs pydantic.
         # deferred: -X importtime: pydantic, +65 ms on `import providers` (~105 ms)
-        from providers.abstractions._signature import ArgumentsBinding, describe_docstring
+        from providers.abstractions.signature import ArgumentsBinding, describe_docstring
 
         if not callable(function):
             raise TypeError(f"not callable: {function!r}")
@@ -99,7 +99,7 @@ class _CallableFunction(AIFunction):
 
     async def invoke(self, arguments: Mapping[str, Any]) -> Any:
         # deferred: pydantic's cold-start cost, as in from_callable (which loaded it already)
-        from providers.abstractions._signature import jsonable
+        from providers.abstractions.signature import jsonable
 
         bound = self.binding.bind(arguments)
         if isinstance(bound, str):

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["ROOT_LOGGER", "EventLogger", "get_logger"]
+__all__ = ["ROOT_LOGGER", "EventLogger", "EventSink", "get_logger"]
 
 ROOT_LOGGER = "oaicompat"
 
@@ -34,6 +34,20 @@ _LEVELS = {
     "warning": logging.WARNING,
     "error": logging.ERROR,
 }
+
+
+class EventSink(Protocol):
+    """What a layer that takes a ``logger=`` argument logs through: ``EventLogger`` (the default),
+    a structlog logger, or a test's recorder. An event is a name (``providers.abstractions.
+    event_names``) and keyword values, never a formatted message."""
+
+    def debug(self, event: str, **keys: Any) -> object: ...
+
+    def info(self, event: str, **keys: Any) -> object: ...
+
+    def warning(self, event: str, **keys: Any) -> object: ...
+
+    def error(self, event: str, **keys: Any) -> object: ...
 
 
 class EventLogger:

@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from typing import Any, ClassVar
 
-from providers.abstractions._option_checks import check_chat_options
 from providers.abstractions.open_values import OpenValue
+from providers.abstractions.option_checks import check_chat_options
 from providers.abstractions.records import value_class
 
 __all__ = [
@@ -135,7 +135,7 @@ class ChatResponseFormat:
         schema as it is. See ``providers.abstractions.structured_output``.
         """
         # deferred: pydantic costs ~65 ms of cold import, paid only by structured output
-        from providers.abstractions._type_schema import plan_for
+        from providers.abstractions.type_schema import plan_for
 
         plan = plan_for(output_type, name, description, strict)
         return cls.json_schema(

@@ -50,13 +50,13 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import ValidationError
 
-from providers.abstractions._type_schema import WRAPPER_KEY, TypePlan, name_of, plan_for
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.contents import FunctionResultContent, TextContent
 from providers.abstractions.errors import StructuredOutputError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
+from providers.abstractions.type_schema import WRAPPER_KEY, TypePlan, name_of, plan_for
 
 if TYPE_CHECKING:
     from providers.abstractions.chat_client import ChatClient, ChatInput

@@ -20,7 +20,7 @@ the same on its own. (A wire client keeps a connection pool per event loop,
 
 The module sits in ``providers.abstractions`` since it needs nothing else and ``as_sync()`` is
 offered by the clients of every rank, ``DelegatingChatClient`` (rank 0) included; the loop
-thread's machinery is ``providers.abstractions._loop_thread``.
+thread's machinery is ``providers.abstractions.loop_thread``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,10 @@ from collections.abc import Callable, Coroutine, Generator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
-from providers.abstractions._loop_thread import (
+from providers.abstractions.chat_client import ChatClient, ChatInput
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.errors import EventLoopError, ProviderTimeoutError
+from providers.abstractions.loop_thread import (
     Call,
     Pump,
     Work,
@@ -42,9 +45,6 @@ from providers.abstractions._loop_thread import (
     serve,
     stop,
 )
-from providers.abstractions.chat_client import ChatClient, ChatInput
-from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.errors import EventLoopError, ProviderTimeoutError
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.services import ChatClientMetadata
 

@@ -9,29 +9,25 @@ partial response an error carries.
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from providers.chat_completions.client import DEFAULT_TIMEOUT, OpenAiCompatibleChatClient
-    from providers.chat_completions.normalize import ChunkNormalizer
-    from providers.chat_completions.request import build_chat_request
-    from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator
+    from providers.chat_completions.client import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+    from providers.chat_completions.client import (
+        OpenAiCompatibleChatClient as OpenAiCompatibleChatClient,
+    )
+    from providers.chat_completions.normalize import ChunkNormalizer as ChunkNormalizer
+    from providers.chat_completions.request import build_chat_request as build_chat_request
+    from providers.chat_completions.tool_call_accumulator import (
+        ToolCallAccumulator as ToolCallAccumulator,
+    )
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "ChunkNormalizer",
-    "OpenAiCompatibleChatClient",
-    "ToolCallAccumulator",
-    "build_chat_request",
-]
-
-__getattr__, __dir__ = _lazy_exports(
+_lazy_exports(
     __name__,
     {
-        "DEFAULT_TIMEOUT": ".client",
-        "OpenAiCompatibleChatClient": ".client",
-        "ChunkNormalizer": ".normalize",
-        "build_chat_request": ".request",
-        "ToolCallAccumulator": ".tool_call_accumulator",
+        ".client": ("DEFAULT_TIMEOUT", "OpenAiCompatibleChatClient"),
+        ".normalize": ("ChunkNormalizer",),
+        ".request": ("build_chat_request",),
+        ".tool_call_accumulator": ("ToolCallAccumulator",),
     },
 )

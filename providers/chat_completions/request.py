@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from providers.abstractions.event_names import REQUEST_EXTRA_KEY_IGNORED
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
 from providers.abstractions.openai_format import json_text, unencodable
@@ -88,7 +89,7 @@ def build_chat_request(
         if key == "stream_options" and not stream:
             # vLLM answers 400 to stream_options without stream (docs/wire.md §2.4), so options
             # shared by streamed and non-streamed calls must not carry it into the latter.
-            _warn("oaicompat.request.extra_key_ignored", key=key, reason="not streaming")
+            _warn(REQUEST_EXTRA_KEY_IGNORED, key=key, reason="not streaming")
             continue
         merge_extra(body, key, value, _CORE_KEYS)
     check_encodable(body)
@@ -134,7 +135,7 @@ def merge_extra(body: dict[str, Any], key: str, value: Any, core_keys: frozenset
             current.setdefault(inner, inner_value)
         return
     if key in core_keys or current != value:
-        _warn("oaicompat.request.extra_key_ignored", key=key, reason="set by the client")
+        _warn(REQUEST_EXTRA_KEY_IGNORED, key=key, reason="set by the client")
 
 
 def messages_to_wire(

@@ -18,7 +18,7 @@ from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.options import ChatOptions
 from providers.chat_completions.client import OpenAiCompatibleChatClient
-from providers.cli._output import terminal_safe
+from providers.cli.output import terminal_safe
 from providers.layers.text_recovery import TextRecoveryChatClient
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 from providers.replay.transcripts import Transcript, default_root, recorded_offer

@@ -4,12 +4,12 @@ The package reads and validates the file and turns one entry into a client; what
 does is ``create_chat_client``'s business (``providers.factory``), so configuration and code can
 never assemble different pipelines. Its modules, one job each:
 
-* ``_schema``: the pydantic models, i.e. what each key means (``OaicompatConfig`` and its parts);
-* ``_loading``: finding the file and reading it into a validated ``OaicompatConfig``;
-* ``_document``: the YAML document read once and within bounds (size, depth, alias expansion);
-* ``_interpolation``: ``${VAR}`` and ``${VAR:-default}`` in string values;
-* ``_key_paths``: the ``file:line: key.path`` every error message starts with;
-* ``_clients``: ``client_for``, a role or backend as a client;
+* ``schema``: the pydantic models, i.e. what each key means (``OaicompatConfig`` and its parts);
+* ``loading``: finding the file and reading it into a validated ``OaicompatConfig``;
+* ``document``: the YAML document read once and within bounds (size, depth, alias expansion);
+* ``interpolation``: ``${VAR}`` and ``${VAR:-default}`` in string values;
+* ``key_paths``: the ``file:line: key.path`` every error message starts with;
+* ``clients``: ``client_for``, a role or backend as a client;
 * ``reference``: the README's configuration reference, rendered from the models.
 
 Rules: ``yaml.safe_load`` semantics only (no Python tags), within bounds (an alias bomb or a
@@ -21,30 +21,18 @@ key); ``api_key`` is a ``SecretStr``, so ``repr``, ``str`` and ``model_dump_json
 ``**********``, and no error message quotes a value that came from the environment.
 """
 
-from providers.config._clients import client_for
-from providers.config._loading import default_config_paths, find_config, load_config
-from providers.config._schema import (
-    BackendConfig,
-    DefaultsConfig,
-    LimitsConfig,
-    OaicompatConfig,
-    RetryConfig,
-    RoleConfig,
-    SessionAffinityConfig,
-    TimeoutsConfig,
-)
+from providers.config.clients import client_for as client_for
+from providers.config.loading import default_config_paths as default_config_paths
+from providers.config.loading import find_config as find_config
+from providers.config.loading import load_config as load_config
+from providers.config.schema import BackendConfig as BackendConfig
+from providers.config.schema import DefaultsConfig as DefaultsConfig
+from providers.config.schema import LimitsConfig as LimitsConfig
+from providers.config.schema import OaicompatConfig as OaicompatConfig
+from providers.config.schema import RetryConfig as RetryConfig
+from providers.config.schema import RoleConfig as RoleConfig
+from providers.config.schema import SessionAffinityConfig as SessionAffinityConfig
+from providers.config.schema import TimeoutsConfig as TimeoutsConfig
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
-__all__ = [
-    "BackendConfig",
-    "DefaultsConfig",
-    "LimitsConfig",
-    "OaicompatConfig",
-    "RetryConfig",
-    "RoleConfig",
-    "SessionAffinityConfig",
-    "TimeoutsConfig",
-    "client_for",
-    "default_config_paths",
-    "find_config",
-    "load_config",
-]
+_lazy_exports(__name__, {})

@@ -3,6 +3,7 @@
 Each layer extends ``DelegatingChatClient`` and overrides only what its concern changes; on a
 stream, it is one async generator over its inner stream. ``ChatClientBuilder`` stacks them;
 ``create_chat_client`` builds the standard order (telemetry → retry → text recovery → wire).
+Writing a new one: docs/extending.md, "A new layer".
 
 * ``retry``: ``RetryPolicy`` and ``RetryingChatClient`` (a stream only until output starts);
 * ``fallback``: ``FallbackChatClient``, another backend when the main one fails before
@@ -21,37 +22,30 @@ stream, it is one async generator over its inner stream. ``ChatClientBuilder`` s
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from providers.layers.extra_body import ExtraBodyChatClient
-    from providers.layers.fallback import FallbackChatClient
-    from providers.layers.function_invocation import FunctionInvokingChatClient
-    from providers.layers.retry import RetryingChatClient, RetryPolicy
-    from providers.layers.session_affinity import SessionAffinity, SessionAffinityChatClient
-    from providers.layers.text_recovery import TextRecoveryChatClient
+    from providers.layers.extra_body import ExtraBodyChatClient as ExtraBodyChatClient
+    from providers.layers.fallback import FallbackChatClient as FallbackChatClient
+    from providers.layers.function_invocation import (
+        FunctionInvokingChatClient as FunctionInvokingChatClient,
+    )
+    from providers.layers.retry import RetryingChatClient as RetryingChatClient
+    from providers.layers.retry import RetryPolicy as RetryPolicy
+    from providers.layers.session_affinity import SessionAffinity as SessionAffinity
+    from providers.layers.session_affinity import (
+        SessionAffinityChatClient as SessionAffinityChatClient,
+    )
+    from providers.layers.text_recovery import TextRecoveryChatClient as TextRecoveryChatClient
 
-__all__ = [
-    "ExtraBodyChatClient",
-    "FallbackChatClient",
-    "FunctionInvokingChatClient",
-    "RetryPolicy",
-    "RetryingChatClient",
-    "SessionAffinity",
-    "SessionAffinityChatClient",
-    "TextRecoveryChatClient",
-]
-
-__getattr__, __dir__ = _lazy_exports(
+_lazy_exports(
     __name__,
     {
-        "ExtraBodyChatClient": ".extra_body",
-        "FallbackChatClient": ".fallback",
-        "FunctionInvokingChatClient": ".function_invocation",
-        "RetryPolicy": ".retry",
-        "RetryingChatClient": ".retry",
-        "SessionAffinity": ".session_affinity",
-        "SessionAffinityChatClient": ".session_affinity",
-        "TextRecoveryChatClient": ".text_recovery",
+        ".extra_body": ("ExtraBodyChatClient",),
+        ".fallback": ("FallbackChatClient",),
+        ".function_invocation": ("FunctionInvokingChatClient",),
+        ".retry": ("RetryPolicy", "RetryingChatClient"),
+        ".session_affinity": ("SessionAffinity", "SessionAffinityChatClient"),
+        ".text_recovery": ("TextRecoveryChatClient",),
     },
 )

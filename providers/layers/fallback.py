@@ -19,12 +19,13 @@ Per-request credentials stay at home: ``ChatOptions.headers`` that carry a crede
 backend, so they are dropped from the fallback's request when the two backends are at different
 origins (scheme, host, port), or when either origin cannot be told (a client of the caller's own
 without a wire client under it); the fallback authenticates with its own configured key, and a
-warning (``llm.fallback.credentials_dropped``) names the dropped headers, never their values.
+warning (``oaicompat.request.credentials_dropped``) names the dropped headers, never their values.
 Other per-request headers (a trace id, a routing key) go to the fallback unchanged.
 
 The answer says who gave it: ``additional_properties["answered_by"]`` holds the backend's name on
 the response (on the first update of a stream), and ``"fallback_reason"`` the main backend's
-error class when the fallback answered. A fallback is also logged (``llm.fallback``, warning).
+error class when the fallback answered. A fallback is also logged (``oaicompat.request.fallback``,
+warning).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.delegating import close_stream
 from providers.abstractions.errors import ConfigurationError, ProviderError
+from providers.abstractions.event_names import REQUEST_CREDENTIALS_DROPPED, REQUEST_FALLBACK
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import set_property
@@ -46,6 +48,7 @@ from providers.layers.stream_head import Head, read_head, replayable
 from providers.transport.credentials import credential_names, origin_of
 
 if TYPE_CHECKING:
+    from providers.abstractions.logs import EventSink
     from providers.abstractions.structured_output import StructuredResponse
 
 _Service = TypeVar("_Service")
@@ -66,9 +69,9 @@ ANSWERED_BY = "answered_by"
 FALLBACK_REASON = "fallback_reason"
 """``additional_properties`` key, set only when the fallback answered: the main error's class."""
 
-FALLBACK_EVENT = "llm.fallback"
+FALLBACK_EVENT = REQUEST_FALLBACK
 
-CREDENTIALS_DROPPED_EVENT = "llm.fallback.credentials_dropped"
+CREDENTIALS_DROPPED_EVENT = REQUEST_CREDENTIALS_DROPPED
 """Logged (warning) when per-request credentials were kept from the fallback's origin."""
 
 
@@ -113,7 +116,7 @@ class FallbackChatClient:
         main_name: str = "main",
         fallback_name: str = "fallback",
         should_fall_back: Callable[[ProviderError], bool] = falls_back_on,
-        logger: Any = None,
+        logger: EventSink | None = None,
         limits: Limits | None = None,
     ) -> None:
         self.main = main

@@ -75,6 +75,11 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.delegating import DelegatingChatClient, close_stream
 from providers.abstractions.errors import ConfigurationError
+from providers.abstractions.event_names import (
+    FUNCTION_CALL_FAILED,
+    FUNCTION_LOOP_STOPPED,
+    FUNCTION_RESULT_UNWRITABLE,
+)
 from providers.abstractions.functions import AIFunction, InvalidArgumentsError
 from providers.abstractions.logs import get_logger
 from providers.abstractions.messages import ChatMessage
@@ -287,7 +292,7 @@ class _Loop:
             text = f'Error: invalid arguments for "{call.name}": {_message(error)}'
             return _Outcome(index, _result(call, text, error), True)
         except Exception as error:
-            _log.warning("llm.function.failed", function=call.name, error_type=_type_name(error))
+            _log.warning(FUNCTION_CALL_FAILED, function=call.name, error_type=_type_name(error))
             return _Outcome(index, self._failure(call, "Error: the function failed.", error), True)
         # An empty tool message confuses models; say that the function ran.
         if value is None:
@@ -295,7 +300,7 @@ class _Loop:
         unwritable = _unwritable(value)
         if unwritable is not None:
             _log.warning(
-                "llm.function.unwritable_result",
+                FUNCTION_RESULT_UNWRITABLE,
                 function=call.name,
                 result_type=_type_name(value),
                 error_type=_type_name(unwritable),
@@ -333,7 +338,7 @@ class _Loop:
 
     def _stop(self, reason: str, count: int) -> None:
         self.stopped = reason
-        _log.warning("llm.function_invocation.stopped", reason=reason, count=count)
+        _log.warning(FUNCTION_LOOP_STOPPED, reason=reason, count=count)
 
 
 def _result(

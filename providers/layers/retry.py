@@ -49,7 +49,7 @@ import asyncio
 import math
 import random as _random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
@@ -64,8 +64,9 @@ from providers.abstractions.errors import (
     ServerError,
     StreamInterruptedError,
 )
+from providers.abstractions.event_names import REQUEST_RETRY
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
-from providers.abstractions.logs import get_logger
+from providers.abstractions.logs import EventSink, get_logger
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import RETRY_ATTEMPTS, set_property
 from providers.abstractions.records import value_class
@@ -84,7 +85,7 @@ __all__ = [
 
 DEFAULT_RETRY_STATUSES: Final = frozenset({408, 409, 429, 500, 502, 503, 504})
 
-RETRY_EVENT: Final = "llm.request.retry"
+RETRY_EVENT: Final = REQUEST_RETRY
 """The event logged before each retry, with ``attempt``, ``wait`` and ``reason``."""
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -263,7 +264,7 @@ class RetryingChatClient(DelegatingChatClient):
         *,
         sleep: Sleep = asyncio.sleep,
         random: Callable[[], float] = _random.random,
-        logger: Any = None,
+        logger: EventSink | None = None,
         limits: Limits | None = None,
     ) -> None:
         super().__init__(inner)

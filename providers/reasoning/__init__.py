@@ -55,6 +55,9 @@ reasoning after a tool-call marker until it is decided (``held_bytes``). Any cut
 into deltas yields the same contents as ``parse`` of the whole text.
 """
 
-from providers.reasoning._parser import FORMATS, TOOL_CALL_MARKERS, ReasoningParser
+from providers.lazy_exports import lazy_exports as _lazy_exports
+from providers.reasoning.parser import FORMATS as FORMATS
+from providers.reasoning.parser import TOOL_CALL_MARKERS as TOOL_CALL_MARKERS
+from providers.reasoning.parser import ReasoningParser as ReasoningParser
 
-__all__ = ["FORMATS", "TOOL_CALL_MARKERS", "ReasoningParser"]
+_lazy_exports(__name__, {})

@@ -9,30 +9,21 @@ imports them.
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from providers.replay.recording import record_exchange, write_transcript
-    from providers.replay.server import RecordedReply, ReplayServer
-    from providers.replay.transcripts import Transcript, iter_transcripts
+    from providers.replay.recording import record_exchange as record_exchange
+    from providers.replay.recording import write_transcript as write_transcript
+    from providers.replay.server import RecordedReply as RecordedReply
+    from providers.replay.server import ReplayServer as ReplayServer
+    from providers.replay.transcripts import Transcript as Transcript
+    from providers.replay.transcripts import iter_transcripts as iter_transcripts
 
-__all__ = [
-    "RecordedReply",
-    "ReplayServer",
-    "Transcript",
-    "iter_transcripts",
-    "record_exchange",
-    "write_transcript",
-]
-
-__getattr__, __dir__ = _lazy_exports(
+_lazy_exports(
     __name__,
     {
-        "record_exchange": ".recording",
-        "write_transcript": ".recording",
-        "RecordedReply": ".server",
-        "ReplayServer": ".server",
-        "Transcript": ".transcripts",
-        "iter_transcripts": ".transcripts",
+        ".recording": ("record_exchange", "write_transcript"),
+        ".server": ("RecordedReply", "ReplayServer"),
+        ".transcripts": ("Transcript", "iter_transcripts"),
     },
 )

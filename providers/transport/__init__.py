@@ -9,23 +9,21 @@ chat-completions chunk from a Responses event.
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from providers._lazy import lazy_exports as _lazy_exports
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
-    from providers.transport.endpoint import Endpoint
-    from providers.transport.sse import ServerSentEvent, SseDecoder
-    from providers.transport.stale_connections import new_http_client
-    from providers.transport.timeouts import Timeouts
+    from providers.transport.endpoint import Endpoint as Endpoint
+    from providers.transport.sse import ServerSentEvent as ServerSentEvent
+    from providers.transport.sse import SseDecoder as SseDecoder
+    from providers.transport.stale_connections import new_http_client as new_http_client
+    from providers.transport.timeouts import Timeouts as Timeouts
 
-__all__ = ["Endpoint", "ServerSentEvent", "SseDecoder", "Timeouts", "new_http_client"]
-
-__getattr__, __dir__ = _lazy_exports(
+_lazy_exports(
     __name__,
     {
-        "Endpoint": ".endpoint",
-        "ServerSentEvent": ".sse",
-        "SseDecoder": ".sse",
-        "Timeouts": ".timeouts",
-        "new_http_client": ".stale_connections",
+        ".endpoint": ("Endpoint",),
+        ".sse": ("ServerSentEvent", "SseDecoder"),
+        ".stale_connections": ("new_http_client",),
+        ".timeouts": ("Timeouts",),
     },
 )

@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 
+from providers.abstractions.event_names import HTTP_STALE_CONNECTION_RESENT
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.transport.deferred_tls import DeferredTlsTransport
 from providers.transport.proxies import proxy_routes
@@ -92,7 +93,7 @@ class StaleConnectionResend(httpx.AsyncBaseTransport):
                 from providers.abstractions.logs import get_logger
 
                 get_logger("oaicompat.http").debug(
-                    "http.stale_connection.resent",
+                    HTTP_STALE_CONNECTION_RESENT,
                     url=str(request.url.copy_with(username=None, password=None, query=None)),
                     error=type(exc).__name__,
                     resend=resend + 1,

@@ -145,7 +145,7 @@ def test_yaml_keys_are_escaped_in_configuration_errors(
 
 
 def test_terminal_safe_keeps_layout_only_where_asked() -> None:
-    from providers.cli._output import json_text, terminal_safe
+    from providers.cli.output import json_text, terminal_safe
 
     assert terminal_safe("a\x1b[2Jb\x9bc\n\td\r") == "a\\x1b[2Jb\\x9bc\\x0a\\x09d\\x0d"
     assert terminal_safe("a\x1b\n\td\r", layout=True) == "a\\x1b\n\td\\x0d"

@@ -13,7 +13,7 @@ import yaml
 from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.cli import main
-from providers.config import _document, _loading, client_for, load_config
+from providers.config import client_for, document, load_config, loading
 
 SECRET = "sk-env-secret-5f3a9c"
 
@@ -59,16 +59,16 @@ def test_an_alias_bomb_is_refused_quickly_with_its_line(
     path = _write(tmp_path, _alias_bomb(6))  # 300 bytes, half a million strings expanded
     assert path.stat().st_size < 450
     counted: list[int] = []
-    original = _document._Builder._count
+    original = document._Builder._count
 
     def counting(self: Any, key_path: Any, text: int) -> None:
         counted.append(text)
         original(self, key_path, text)
 
-    monkeypatch.setattr(_document._Builder, "_count", counting)
-    monkeypatch.setattr(_loading, "interpolate", _never_called)
+    monkeypatch.setattr(document._Builder, "_count", counting)
+    monkeypatch.setattr(loading, "interpolate", _never_called)
     message = _config_error(path, env={})
-    assert 0 < len(counted) <= _document.MAX_VALUES + 1
+    assert 0 < len(counted) <= document.MAX_VALUES + 1
     assert message.startswith(f"{path}:")
     assert "alias" in message and "backends.a.extra_body" in message
 
@@ -286,8 +286,8 @@ roles: {main: {backend: a, fallback: b}}
         seen[base_url] = kwargs["limits"]
         return _Closed()
 
-    monkeypatch.setattr("providers.config._clients.create_chat_client", fake_create)
-    monkeypatch.setattr("providers.config._clients.FallbackChatClient", lambda *a, **k: None)
+    monkeypatch.setattr("providers.config.clients.create_chat_client", fake_create)
+    monkeypatch.setattr("providers.config.clients.FallbackChatClient", lambda *a, **k: None)
     client_for(config, "main")
     assert seen["http://a"] == Limits(max_event_bytes=1000, max_tool_calls=2, max_json_depth=30)
     assert seen["http://b"] == Limits(max_event_bytes=1000, max_tool_calls=8)

@@ -143,7 +143,8 @@ async def test_a_hostile_tool_gives_the_model_a_safe_text_and_the_loop_goes_on(
     assert isinstance((result.additional_properties or {}).get(FUNCTION_EXCEPTION), Exception)
     # the failure was logged (arguments the model got wrong are its own business, not a
     # warning), and every event can be rendered: none holds the tool's object
-    warned = [event for event in logs if event["event"].startswith("llm.function.")]
+    prefix = "oaicompat.function_invocation."
+    warned = [event for event in logs if event["event"].startswith(prefix)]
     assert len(warned) == (0 if isinstance(outcome, InvalidArgumentsError) else 1)
     for event in logs:
         repr(event)

@@ -172,7 +172,7 @@ async def test_capability_events_and_readiness_never_carry_the_password(
                 with contextlib.suppress(InvalidResponseError):  # a listing is no completion
                     await client.get_response(PROMPT)  # validate_model: readiness, the check
         assert caps.backend.value == "vllm"
-        assert {"capabilities.backend_detected", "capabilities.resolved"} <= {
+        assert {"oaicompat.capabilities.backend_detected", "oaicompat.capabilities.resolved"} <= {
             e["event"] for e in logs
         }
         assert PASSWORD not in repr(logs)
@@ -190,7 +190,7 @@ async def test_readiness_waiting_and_its_error_never_carry_the_password() -> Non
         endpoint = Endpoint.from_base_url(with_password(server))
         with capture_logs() as logs, pytest.raises(BackendUnavailableError) as caught:
             await wait_until_ready(http, endpoint, budget_seconds=0.3, poll_interval=0.05)
-    assert [e["event"] for e in logs] == ["capabilities.backend_not_ready"]
+    assert [e["event"] for e in logs] == ["oaicompat.capabilities.backend_not_ready"]
     assert PASSWORD not in repr(logs)
     assert_clean(caught.value, PASSWORD)
     assert server.requests[0].headers["authorization"] == basic("user", PASSWORD)

@@ -53,7 +53,7 @@ from agent_framework.exceptions import (  # noqa: E402
 )
 
 from providers.integrations.agent_framework import OaicompatChatClient  # noqa: E402
-from providers.integrations.agent_framework._contents import to_framework_error  # noqa: E402
+from providers.integrations.agent_framework.contents import to_framework_error  # noqa: E402
 
 INSTRUCTIONS = "Answer in one sentence."
 

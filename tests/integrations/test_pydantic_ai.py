@@ -62,7 +62,7 @@ from pydantic_ai.messages import (  # noqa: E402
 )
 
 from providers.integrations.pydantic_ai import OaicompatModel  # noqa: E402
-from providers.integrations.pydantic_ai._convert import to_model_error  # noqa: E402
+from providers.integrations.pydantic_ai.convert import to_model_error  # noqa: E402
 
 
 def client(server: ReplayServer | StallingServer, backend: str) -> KeepsStreams:

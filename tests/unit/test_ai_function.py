@@ -13,10 +13,10 @@ import pytest
 from pydantic import BaseModel, Field
 
 from providers import AIFunction, ChatOptions, InvalidArgumentsError, ToolDeclaration
-from providers.abstractions._signature import describe_docstring
+from providers.abstractions.signature import describe_docstring
 from providers.backends import profile_for
 from providers.chat_completions.request import build_chat_request
-from providers.responses._request import build_responses_request
+from providers.responses.request import build_responses_request
 
 
 async def get_weather(

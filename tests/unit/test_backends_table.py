@@ -18,7 +18,7 @@ from capabilities.probes import PROBES
 from providers.backends import PROFILES, Backend, BackendProfile, TimingsKind, profile_for
 from providers.responses import RESPONSES_QUIRKS, responses_quirks_for
 from providers.transport.endpoint import Endpoint
-from telemetry.extractors import BY_TIMINGS_KIND, extractor_for
+from telemetry.extractors import BY_TIMINGS_KIND, TIMINGS_KINDS, extractor_for
 from tests.unit.capabilities.fakes import SETUPS, mount
 
 CONSTANTS = {
@@ -71,14 +71,14 @@ def test_probe_names_are_probes_capabilities_runs_and_parses(name: str) -> None:
 
 
 def test_every_timings_kind_resolves_to_an_extractor() -> None:
-    assert set(BY_TIMINGS_KIND) == set(get_args(TimingsKind))
+    assert set(TIMINGS_KINDS) == set(BY_TIMINGS_KIND) == set(get_args(TimingsKind))
 
 
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_each_rows_timings_key_picks_its_extractor(name: str) -> None:
     row = PROFILES[name]
     extractor = extractor_for(name)
-    assert type(extractor) is type(BY_TIMINGS_KIND[row.timings](name))
+    assert extractor == BY_TIMINGS_KIND[row.timings](name)
     assert extractor.backend == name  # type: ignore[attr-defined]
     assert extractor == extractor_for(row)
 

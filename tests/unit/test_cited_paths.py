@@ -7,6 +7,9 @@ one of its headings. A path inside another repository is written with that repos
 (``ollama/ollama/docs/api.md``) and is not checked. Notes kept outside the repository
 (``research/…``, ``STYLE.md``) may not be cited at all: what the code relies on belongs in
 ``docs/``.
+
+``docs/extending.md`` is held to the same: every file it names, and every test (``path::name``, or
+``::name`` after a path), must exist, so a recipe cannot send a newcomer to a file that moved.
 """
 
 from __future__ import annotations
@@ -107,3 +110,48 @@ def test_nothing_cites_notes_outside_the_repository() -> None:
         for match in OUTSIDE.finditer(text)
     ]
     assert outside == []
+
+
+EXTENDING = ROOT / "docs" / "extending.md"
+NAMED = re.compile(
+    r"`((?:providers|capabilities|telemetry|tests|docs|transcripts|benchmarks)/[^`\s:]*)?"
+    r"(?:::(\w+))?`"
+)
+
+
+def _named_in_extending() -> list[tuple[str, str | None]]:
+    """``(path, test or None)`` for every path in backticks; ``::name`` alone names a test of the
+    path named last."""
+    found: list[tuple[str, str | None]] = []
+    last = None
+    for match in NAMED.finditer(EXTENDING.read_text(encoding="utf-8")):
+        path, test = match.group(1), match.group(2)
+        if path is None and test is None:
+            continue
+        if path is None:
+            assert last is not None, f"::{test} follows no path"
+            path = last
+        last = path
+        found.append((path.rstrip("/"), test))
+    return found
+
+
+NAMED_IN_EXTENDING = _named_in_extending()
+
+
+def test_extending_names_files_and_tests() -> None:
+    assert ("providers/backends.py", None) in NAMED_IN_EXTENDING
+    assert (
+        "tests/unit/test_backends_table.py",
+        "test_every_field_of_every_row_is_set",
+    ) in NAMED_IN_EXTENDING
+
+
+@pytest.mark.parametrize(("path", "test"), NAMED_IN_EXTENDING)
+def test_every_path_and_test_extending_names_exists(path: str, test: str | None) -> None:
+    assert _exists(path), f"docs/extending.md names {path}, which is not in the repository"
+    if test is not None:
+        source = (ROOT / path).read_text(encoding="utf-8")
+        assert re.search(rf"^(?:async )?def {test}\(", source, re.MULTILINE), (
+            f"docs/extending.md names {path}::{test}, which is not defined there"
+        )

@@ -119,7 +119,7 @@ def test_stream_view_dims_reasoning_on_a_terminal() -> None:
     import io
 
     from providers import ChatResponseUpdate, TextContent, TextReasoningContent
-    from providers.cli._output import StreamView
+    from providers.cli.output import StreamView
 
     out = io.StringIO()
     view = StreamView(out, tty=True)

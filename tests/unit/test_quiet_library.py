@@ -1,7 +1,7 @@
 """A library is quiet: nothing on stdout or stderr unless the application configured logging.
 
 Each case runs in a fresh interpreter, because what is being tested is the state nobody has
-configured: one request through the standard pipeline (telemetry's ``llm.request.completed``
+configured: one request through the standard pipeline (telemetry's ``oaicompat.request.completed``
 included) against a loopback server, and the same with a retry (a warning-level event).
 """
 
@@ -83,5 +83,5 @@ def test_an_unconfigured_application_sees_nothing() -> None:
 def test_a_configured_application_sees_the_events(setup: str) -> None:
     result = _run(setup)
     assert result.returncode == 0, result.stderr
-    assert "llm.request.completed" in result.stdout
-    assert "llm.request.retry" in result.stdout
+    assert "oaicompat.request.completed" in result.stdout
+    assert "oaicompat.request.retry" in result.stdout

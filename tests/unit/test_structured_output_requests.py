@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from providers import ChatMessage, ChatOptions, ChatResponseFormat
 from providers.backends import PROFILES, BackendProfile
 from providers.chat_completions.request import build_chat_request
-from providers.responses._request import build_responses_request
+from providers.responses.request import build_responses_request
 
 
 class Weather(BaseModel):

@@ -1,8 +1,9 @@
 """oaicompat as a Microsoft Agent Framework chat client (extra ``agent-framework``)."""
 
-from providers.integrations.agent_framework._client import (
-    OaicompatChatClient,
-    OaicompatChatOptions,
+from providers.integrations.agent_framework.client import OaicompatChatClient as OaicompatChatClient
+from providers.integrations.agent_framework.client import (
+    OaicompatChatOptions as OaicompatChatOptions,
 )
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
-__all__ = ["OaicompatChatClient", "OaicompatChatOptions"]
+_lazy_exports(__name__, {})

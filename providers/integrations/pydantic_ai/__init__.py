@@ -1,5 +1,6 @@
 """oaicompat as a pydantic-ai model (extra ``pydantic-ai``): ``OaicompatModel``."""
 
-from providers.integrations.pydantic_ai._model import OaicompatModel
+from providers.integrations.pydantic_ai.model import OaicompatModel as OaicompatModel
+from providers.lazy_exports import lazy_exports as _lazy_exports
 
-__all__ = ["OaicompatModel"]
+_lazy_exports(__name__, {})

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from providers.abstractions.contents import AIContent, FunctionCallContent, TextContent
-from providers.text_tool_calls._protocol import MalformedBlockError, Segment, assemble
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import EndMarkerTracker
+from providers.text_tool_calls.protocol import MalformedBlockError, Segment, assemble
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import EndMarkerTracker
 
 __all__ = ["SectionFormat"]
 

@@ -6,7 +6,7 @@ they must agree on where the block ends; this is that single definition.
 
 from __future__ import annotations
 
-from providers.text_tool_calls._trackers import EndMarkerTracker
+from providers.text_tool_calls.trackers import EndMarkerTracker
 
 __all__ = ["CLOSE", "OPEN", "tool_call_tracker"]
 

@@ -8,10 +8,10 @@ around the section is allowed and kept.
 from __future__ import annotations
 
 from providers.abstractions.contents import FunctionCallContent
-from providers.text_tool_calls._json import decode_arguments
-from providers.text_tool_calls._protocol import MalformedBlockError
-from providers.text_tool_calls._tools import ToolBook
 from providers.text_tool_calls.formats._sections import SectionFormat
+from providers.text_tool_calls.json_calls import decode_arguments
+from providers.text_tool_calls.protocol import MalformedBlockError
+from providers.text_tool_calls.tools import ToolBook
 
 __all__ = ["DeepSeekV31"]
 

@@ -29,10 +29,10 @@ from __future__ import annotations
 import re
 
 from providers.abstractions.contents import AIContent, TextContent, TextReasoningContent
-from providers.text_tool_calls._json import decode_arguments
-from providers.text_tool_calls._protocol import PART_KEY, MalformedBlockError, Stop
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import EndMarkerTracker
+from providers.text_tool_calls.json_calls import decode_arguments
+from providers.text_tool_calls.protocol import PART_KEY, MalformedBlockError, Stop
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import EndMarkerTracker
 
 __all__ = ["GptOss"]
 

@@ -5,7 +5,7 @@ Grammar and server behaviour: docs/formats.md §1. Deliberate differences from t
 * Each block stands alone. vLLM is all-or-nothing (one bad block turns the whole output into
   content); here a bad block becomes error text and the good blocks are still calls.
 * Text before, between and after blocks is kept (vLLM drops everything after the first tag).
-* A block cut by the end of the stream is surfaced as a call with ``error`` (``_unclosed``):
+* A block cut by the end of the stream is surfaced as a call with ``error`` (``unclosed``):
   vLLM accepts it when its JSON happens to be complete
   (``test_hermes_parser_non_streaming_tool_call_until_eos``), but a truncated stream is not
   trusted to carry a complete call, so it is shown and never executed.
@@ -15,12 +15,12 @@ Grammar and server behaviour: docs/formats.md §1. Deliberate differences from t
 from __future__ import annotations
 
 from providers.abstractions.contents import AIContent
-from providers.text_tool_calls._json import call_from_object, skip_space
-from providers.text_tool_calls._protocol import MalformedBlockError
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import EndMarkerTracker
-from providers.text_tool_calls._unclosed import json_call_prefix
 from providers.text_tool_calls.formats._tool_call_tag import CLOSE, OPEN, tool_call_tracker
+from providers.text_tool_calls.json_calls import call_from_object, skip_space
+from providers.text_tool_calls.protocol import MalformedBlockError
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import EndMarkerTracker
+from providers.text_tool_calls.unclosed import json_call_prefix
 
 __all__ = ["Hermes"]
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 
 from providers.abstractions.contents import FunctionCallContent
-from providers.text_tool_calls._json import decode_arguments
-from providers.text_tool_calls._protocol import MalformedBlockError
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._unclosed import partial_call
 from providers.text_tool_calls.formats._sections import SectionFormat
+from providers.text_tool_calls.json_calls import decode_arguments
+from providers.text_tool_calls.protocol import MalformedBlockError
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.unclosed import partial_call
 
 __all__ = ["KimiK2"]
 

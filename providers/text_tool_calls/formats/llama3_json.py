@@ -10,7 +10,7 @@ Grammar and server behaviour: docs/formats.md §4. Each call object needs ``name
 * Several objects in one block are all-or-nothing, like vLLM: they were written as one unit.
 * An object that never closes before the end of the stream is error text, but a complete call
   object after it is still read (SGLang: "invalid then valid"), as a call the end of the stream
-  cut (``_unclosed``: surfaced with ``error``).
+  cut (``unclosed``: surfaced with ``error``).
 
 The block ends after the last object; to know there is no ``; {`` after it, the tracker reads
 ahead, and the scanner re-reads what it looked at as ordinary text.
@@ -19,10 +19,10 @@ ahead, and the scanner re-reads what it looked at as ordinary text.
 from __future__ import annotations
 
 from providers.abstractions.contents import AIContent
-from providers.text_tool_calls._json import call_from_object, skip_space
-from providers.text_tool_calls._protocol import MalformedBlockError, Stop, error_text
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import JsonBalance
+from providers.text_tool_calls.json_calls import call_from_object, skip_space
+from providers.text_tool_calls.protocol import MalformedBlockError, Stop, error_text
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import JsonBalance
 
 __all__ = ["Llama3Json"]
 

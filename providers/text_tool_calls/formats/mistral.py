@@ -21,16 +21,16 @@ from __future__ import annotations
 import re
 
 from providers.abstractions.contents import AIContent, TextContent
-from providers.text_tool_calls._json import (
+from providers.text_tool_calls.json_calls import (
     call_array,
     call_from_object,
     decode_arguments,
     skip_space,
 )
-from providers.text_tool_calls._protocol import MalformedBlockError, Stop, error_text
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import JsonBalance
-from providers.text_tool_calls._unclosed import json_call_prefix, partial_call
+from providers.text_tool_calls.protocol import MalformedBlockError, Stop, error_text
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import JsonBalance
+from providers.text_tool_calls.unclosed import json_call_prefix, partial_call
 
 __all__ = ["Mistral"]
 

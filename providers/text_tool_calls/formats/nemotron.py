@@ -6,17 +6,17 @@ or one object alone; ``arguments`` may be an object or a JSON string holding one
 usually thinks first (``<think>…</think>``), which is the reasoning parser's to take; this
 format leaves it as text, as vLLM's tool parser does. As on vLLM, a block whose JSON does not
 parse is returned whole (here as error text). A block the stream cut is surfaced as a call with
-``error`` when a name can be read (``_unclosed``).
+``error`` when a name can be read (``unclosed``).
 """
 
 from __future__ import annotations
 
 from providers.abstractions.contents import AIContent
-from providers.text_tool_calls._json import call_array, call_from_object, skip_space
-from providers.text_tool_calls._protocol import MalformedBlockError
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import EndMarkerTracker
-from providers.text_tool_calls._unclosed import json_call_prefix
+from providers.text_tool_calls.json_calls import call_array, call_from_object, skip_space
+from providers.text_tool_calls.protocol import MalformedBlockError
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import EndMarkerTracker
+from providers.text_tool_calls.unclosed import json_call_prefix
 
 __all__ = ["Nemotron"]
 

@@ -22,10 +22,10 @@ import re
 from typing import Any
 
 from providers.abstractions.contents import AIContent
-from providers.text_tool_calls._literals import literal
-from providers.text_tool_calls._protocol import BlockTracker, MalformedBlockError, Stop
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import EndMarkerTracker
+from providers.text_tool_calls.literals import literal
+from providers.text_tool_calls.protocol import BlockTracker, MalformedBlockError, Stop
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import EndMarkerTracker
 
 __all__ = ["Pythonic"]
 

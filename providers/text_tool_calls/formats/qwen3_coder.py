@@ -1,7 +1,7 @@
 """``qwen3_coder``: ``<tool_call><function=F><parameter=K>v</parameter>…</function></tool_call>``.
 
 Grammar and server behaviour: docs/formats.md §2. Values are raw text (newlines, quotes and
-backslashes literal) and are typed by the tool's JSON Schema (``_schema.py``). Following the
+backslashes literal) and are typed by the tool's JSON Schema (``schema.py``). Following the
 servers, this parser also accepts:
 
 * ``<function=…>`` without the ``<tool_call>`` wrapper (tags stripped by the server);
@@ -26,11 +26,11 @@ import re
 from typing import Any
 
 from providers.abstractions.contents import AIContent, FunctionCallContent
-from providers.text_tool_calls._protocol import MalformedBlockError, Segment, assemble
-from providers.text_tool_calls._schema import convert
-from providers.text_tool_calls._tools import ToolBook
-from providers.text_tool_calls._trackers import EndMarkerTracker
 from providers.text_tool_calls.formats._tool_call_tag import CLOSE, OPEN, tool_call_tracker
+from providers.text_tool_calls.protocol import MalformedBlockError, Segment, assemble
+from providers.text_tool_calls.schema import convert
+from providers.text_tool_calls.tools import ToolBook
+from providers.text_tool_calls.trackers import EndMarkerTracker
 
 __all__ = ["Qwen3Coder"]
 

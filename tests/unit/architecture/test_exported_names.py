@@ -1,13 +1,19 @@
 """Each package root says what it exports, and exports only that (as httpx's
 ``test_exported_members`` does): an accidental public name is an API someone will depend on.
 
-A lazy root (``providers._lazy``) must also resolve every name it lists, which a typo in its
-module map would otherwise hide until a caller's first use.
+Every root follows ``providers/lazy_exports.py``'s convention: each name re-exported once, with
+``from module import Name as Name`` (at module level if eager, under ``if TYPE_CHECKING:`` if
+the root's table loads it), and ``__all__``, ``__getattr__`` and ``__dir__`` left to
+``lazy_exports``. The checker's view and the run-time table are the one place a lazy name is
+written twice, so they are compared here; a lazy root must also resolve every name it lists,
+which a typo in its table would otherwise hide until a caller's first use.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import re
 import types
 from pathlib import Path
@@ -23,7 +29,11 @@ PACKAGES = [
     "providers.layers",
     "providers.replay",
     "providers.config",
+    "providers.cli",
+    "providers.reasoning",
     "providers.text_tool_calls",
+    "providers.integrations.agent_framework",
+    "providers.integrations.pydantic_ai",
     "capabilities",
     "telemetry",
 ]
@@ -46,6 +56,74 @@ def test_package_exports_exactly_its_all(name: str) -> None:
         and not isinstance(getattr(package, attribute), types.ModuleType)
     }
     assert leaked == set()
+
+
+def _root_source(name: str) -> ast.Module:
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.origin is not None
+    return ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+
+
+def _reexports(tree: ast.Module) -> dict[str, tuple[str, bool]]:
+    """``Name`` → (its module, whether the import is the checker's view of a lazy name)."""
+    found: dict[str, tuple[str, bool]] = {}
+    blocks: list[tuple[list[ast.stmt], bool]] = [(tree.body, False)]
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            blocks.append((node.body, True))
+    for body, lazy in blocks:
+        for node in body:
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    if alias.asname == alias.name:
+                        assert alias.name not in found, f"{alias.name} is re-exported twice"
+                        found[alias.name] = (node.module, lazy)
+    return found
+
+
+def _table(name: str, tree: ast.Module) -> dict[str, str]:
+    """The root's run-time table, ``Name`` → absolute module, read from its one call."""
+    calls = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and ast.unparse(node.value.func) == "_lazy_exports"
+    ]
+    assert len(calls) == 1, "a root ends with one _lazy_exports(__name__, {module: names}) call"
+    table: dict[str, tuple[str, ...]] = ast.literal_eval(calls[0].args[1])
+    return {
+        export: importlib.util.resolve_name(module, name)
+        for module, names in table.items()
+        for export in names
+    }
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_the_checkers_view_is_the_run_time_table(name: str) -> None:
+    package = importlib.import_module(name)
+    tree = _root_source(name)
+    reexports = _reexports(tree)
+    assert sorted(reexports) == sorted(package.__all__)
+    lazy = {export: module for export, (module, is_lazy) in reexports.items() if is_lazy}
+    assert _table(name, tree) == lazy
+    written = {
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    } | {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert not written & {"__all__", "__getattr__", "__dir__"}, "lazy_exports writes these"
+
+
+def test_a_lazy_root_resolves_on_first_use_and_rejects_an_unknown_name() -> None:
+    from providers import layers
+
+    assert "RetryPolicy" in dir(layers)
+    assert layers.RetryPolicy is importlib.import_module("providers.layers.retry").RetryPolicy
+    with pytest.raises(AttributeError, match="no attribute 'RetryPolicyy'"):
+        layers.RetryPolicyy  # noqa: B018
 
 
 def _readme_without_dotnet_names() -> str:

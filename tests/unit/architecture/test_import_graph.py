@@ -17,7 +17,7 @@ import pytest
 from tests.unit.architecture.import_graph import ROOT, Edge, cycles, edges, module_files
 
 RANKS: dict[str, int] = {
-    "providers._lazy": 0,
+    "providers.lazy_exports": -1,
     "providers.abstractions": 0,
     "providers.backends": 1,
     "providers.reasoning": 1,

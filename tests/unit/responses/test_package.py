@@ -12,19 +12,19 @@ from providers.responses import parse_responses_usage
 
 PACKAGE = Path(responses.__file__).parent
 PURE = (
-    "_normalize",
-    "_output",
-    "_output_ledger",
-    "_items",
-    "_request",
-    "_conversation",
-    "_quirks",
+    "normalize",
+    "output",
+    "output_ledger",
+    "items",
+    "request",
+    "conversation",
+    "quirks",
 )
 
 
 def test_all_is_exactly_the_public_names() -> None:
     public = {name for name in dir(responses) if not name.startswith("_")}
-    modules = {p.stem for p in PACKAGE.glob("_*.py")} | {"annotations"}
+    modules = {p.stem for p in PACKAGE.glob("*.py")} | {"annotations"}
     assert sorted(responses.__all__) == sorted(public - modules)
 
 

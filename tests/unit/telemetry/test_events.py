@@ -35,7 +35,7 @@ def record(**overrides: object) -> RequestRecord:
 
 def test_completed_event_fields() -> None:
     name, fields = events.request_event(record(retry_attempts=2))
-    assert name == events.REQUEST_COMPLETED == "llm.request.completed"
+    assert name == events.REQUEST_COMPLETED == "oaicompat.request.completed"
     assert fields[events.BACKEND] == "llamacpp"
     assert fields[events.MODEL] == "rig/tiny.gguf"
     assert fields[events.REQUEST_MODEL] == "anything"
@@ -63,7 +63,7 @@ def test_failed_event_names_the_error_class_not_its_message() -> None:
         code=429,
     )
     name, fields = events.request_event(record(status="error", error=error, usage=None))
-    assert name == events.REQUEST_FAILED == "llm.request.failed"
+    assert name == events.REQUEST_FAILED == "oaicompat.request.failed"
     assert fields[events.ERROR_TYPE] == "RateLimitError"
     assert fields[events.HTTP_STATUS] == 429
     assert fields[events.SERVER_ERROR_TYPE] == "rate_limit_error"
@@ -73,7 +73,7 @@ def test_failed_event_names_the_error_class_not_its_message() -> None:
 
 def test_cancelled_has_its_own_event_and_model_falls_back_to_the_request() -> None:
     name, fields = events.request_event(record(status="cancelled", response_model=None))
-    assert name == events.REQUEST_CANCELLED == "llm.request.cancelled"
+    assert name == events.REQUEST_CANCELLED == "oaicompat.request.cancelled"
     assert fields[events.MODEL] == "anything"
 
 
@@ -86,4 +86,4 @@ def test_event_names_and_keys_are_unique_constants() -> None:
         events.TELEMETRY_FAILED,
     ]
     assert len(set(names)) == len(names)
-    assert all(name.startswith("llm.") for name in names)
+    assert all(name.startswith("oaicompat.") for name in names)

@@ -1,4 +1,5 @@
-"""Timings extractors: one per backend, each reading what its server reports (docs/wire.md §2.4)."""
+"""Timings extractors: one class set up per backend from a table, each reading what its server
+reports (docs/wire.md §2.4)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Any
 import pytest
 
 from providers import ChatResponse, UsageDetails, profile_for
+from providers.backends import TimingsKind
 from telemetry import (
+    BackendTimingsExtractor,
     GenericTimingsExtractor,
     LlamaCppTimingsExtractor,
     SglangTimingsExtractor,
@@ -16,6 +19,7 @@ from telemetry import (
     VllmTimingsExtractor,
     extractor_for,
 )
+from telemetry.extractors import BY_TIMINGS_KIND, TIMINGS_KINDS
 from tests.unit.telemetry.helpers import transcript
 
 
@@ -176,25 +180,47 @@ def test_a_chat_response_is_read_through_usage_and_the_kept_timings() -> None:
 
 
 @pytest.mark.parametrize(
-    ("backend", "kind"),
+    ("backend", "expected"),
     [
-        ("llamacpp", LlamaCppTimingsExtractor),
-        ("vllm", VllmTimingsExtractor),
-        ("SGLang", SglangTimingsExtractor),
-        ("openai", GenericTimingsExtractor),
-        (None, GenericTimingsExtractor),
-        ("ollama", GenericTimingsExtractor),
+        ("llamacpp", LlamaCppTimingsExtractor()),
+        ("vllm", VllmTimingsExtractor()),
+        ("SGLang", SglangTimingsExtractor()),
+        ("openai", GenericTimingsExtractor("openai")),
+        (None, GenericTimingsExtractor()),
+        ("ollama", GenericTimingsExtractor("ollama")),
     ],
 )
-def test_extractor_for_chooses_by_backend(backend: str | None, kind: type) -> None:
+def test_extractor_for_chooses_by_backend(
+    backend: str | None, expected: BackendTimingsExtractor
+) -> None:
     extractor = extractor_for(backend)
-    assert isinstance(extractor, kind)
+    assert extractor == expected
     assert isinstance(extractor, TimingsExtractor)
 
 
 def test_extractor_for_accepts_a_profile_and_overrides() -> None:
-    assert isinstance(extractor_for(profile_for("vllm")), VllmTimingsExtractor)
+    assert extractor_for(profile_for("vllm")) == VllmTimingsExtractor()
     assert extractor_for("ollama").extract({"usage": {"prompt_tokens": 1}}) is not None
     custom = LlamaCppTimingsExtractor("vllm-fork")
     assert extractor_for("vllm", {"vllm": custom}) is custom
-    assert isinstance(extractor_for("sglang", {"vllm": custom}), SglangTimingsExtractor)
+    assert extractor_for("sglang", {"vllm": custom}) == SglangTimingsExtractor()
+
+
+@pytest.mark.parametrize("kind", sorted(TIMINGS_KINDS))
+def test_each_kind_is_the_one_class_with_its_rows_facts(kind: TimingsKind) -> None:
+    read_timings, cache_flag = TIMINGS_KINDS[kind]
+    made = BY_TIMINGS_KIND[kind]("label")
+    assert made == BackendTimingsExtractor("label", read_timings, cache_flag)
+    assert type(made) is BackendTimingsExtractor
+    assert BY_TIMINGS_KIND[kind]().backend == kind
+
+
+def test_the_kinds_differ_only_in_whether_timings_are_read_and_the_flag_named() -> None:
+    timings = {"cache_n": 4, "prompt_n": 6, "prompt_ms": 2.0}
+    for kind, (read_timings, cache_flag) in TIMINGS_KINDS.items():
+        server = BY_TIMINGS_KIND[kind]().extract(
+            {"usage": {"prompt_tokens": 10}, "timings": timings}
+        )
+        assert server is not None
+        assert (server.prompt_ms == 2.0) is read_timings, kind
+        assert server.missing_cache_flag == (None if read_timings else cache_flag), kind

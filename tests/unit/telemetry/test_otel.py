@@ -176,4 +176,4 @@ async def test_telemetry_failures_never_fail_the_request(otel: Otel) -> None:
     with capture_logs() as logs:
         updates = [u async for u in client.get_streaming_response("hi")]
     assert len(updates) == 1
-    assert [e["event"] for e in logs] == ["llm.telemetry.failed"]
+    assert [e["event"] for e in logs] == ["oaicompat.telemetry.failed"]

@@ -25,6 +25,7 @@ from telemetry import (
     REQUEST_TIMINGS,
     RETRY_ATTEMPTS_PROPERTY,
     RequestRecord,
+    SglangTimingsExtractor,
     TelemetryChatClient,
     events,
     request_timings,
@@ -323,5 +324,5 @@ def test_backend_defaults_to_the_profile_found_down_the_chain() -> None:
     real = OpenAiCompatibleChatClient("http://x.test", backend="sglang")
     wrapped = TelemetryChatClient(TelemetryChatClient(real))
     assert wrapped.backend == "sglang"
-    assert type(wrapped.extractor).__name__ == "SglangTimingsExtractor"
+    assert wrapped.extractor == SglangTimingsExtractor()
     assert TelemetryChatClient(FakeChatClient()).backend == "generic"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import providers.text_tool_calls as package
-from providers.text_tool_calls._registry import FORMATS
+from providers.text_tool_calls.registry import FORMATS
 
 PROVIDERS = Path(package.__file__).resolve().parents[1]
 
@@ -29,7 +29,7 @@ def test_only_the_registry_imports_format_modules() -> None:
         if "text_tool_calls.formats" in path.read_text(encoding="utf-8")
         and "text_tool_calls/formats/" not in path.as_posix()
     }
-    assert importers == {"text_tool_calls/_registry.py"}
+    assert importers == {"text_tool_calls/registry.py"}
 
 
 def test_one_module_per_format() -> None:

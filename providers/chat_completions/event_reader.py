@@ -129,6 +129,8 @@ def read_events(
                                         or last.created_at != created
                                         or type(model_id) is not type(last.model_id)
                                     ):
+                                        if type(model_id) is not str:
+                                            model_id = None  # (dropped: see ``normalize``)
                                         last = t.head = UpdateHead(
                                             response_id, model_id, created, t.kind
                                         )

@@ -14,8 +14,9 @@ import json
 from dataclasses import field
 from typing import Any
 
-from providers.abstractions.limits import DEFAULT_LIMITS, nests_deeper
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.records import value_class
+from providers.abstractions.server_json import nests_deeper, replace_lone_surrogates
 from providers.abstractions.usage import UsageDetails
 
 __all__ = [
@@ -123,6 +124,8 @@ def parse_arguments(
         return {}, too_deep_arguments(max_depth)  # deeper than the interpreter parses
     if nests_deeper(value, raw, max_depth):
         return {}, too_deep_arguments(max_depth)
+    if "\\u" in raw:  # (a lone surrogate would crash whoever encodes the arguments next)
+        value, _ = replace_lone_surrogates(value, raw)
     if not isinstance(value, dict):
         return {}, f"arguments are JSON but not an object (got {type(value).__name__})"
     return value, None

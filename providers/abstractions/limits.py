@@ -12,12 +12,11 @@ response received so far, like every other mid-stream failure.
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
 
 from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.records import value_class
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "nests_deeper"]
+__all__ = ["DEFAULT_LIMITS", "Limits"]
 
 _MiB = 1024 * 1024
 
@@ -74,34 +73,3 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
-
-
-def nests_deeper(payload: Any, text: str | bytes, limit: int) -> bool:
-    """Whether ``payload`` (parsed from ``text``) nests more than ``limit`` levels deep.
-
-    Measuring depth costs a walk, so it is measured only when the text could be that deep:
-    nesting ``n`` levels takes at least ``2n`` characters and ``n`` opening brackets, both
-    counted in C, and a healthy chunk or argument text has neither."""
-    if len(text) <= 2 * limit:
-        return False
-    if isinstance(text, str):
-        openers = text.count("[") + text.count("{")
-    else:
-        openers = text.count(b"[") + text.count(b"{")
-    return openers > limit and _deeper(payload, limit)
-
-
-def _deeper(payload: Any, limit: int) -> bool:
-    """Iterative, so that measuring a deep document cannot itself recurse too deep."""
-    if type(payload) is not dict and type(payload) is not list:
-        return False
-    pending: list[tuple[Any, int]] = [(payload, 1)]
-    while pending:
-        value, depth = pending.pop()
-        if depth > limit:
-            return True
-        children = value.values() if type(value) is dict else value
-        pending.extend(
-            (child, depth + 1) for child in children if type(child) is dict or type(child) is list
-        )
-    return False

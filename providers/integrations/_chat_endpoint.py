@@ -47,7 +47,11 @@ from providers.abstractions.errors import (
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.openai_answers import finish_for
 from providers.abstractions.options import ChatOptions
-from providers.abstractions.properties import RETRY_ATTEMPTS, TRANSPORT_TIMESTAMPS
+from providers.abstractions.properties import (
+    REPLACED_SURROGATES,
+    RETRY_ATTEMPTS,
+    TRANSPORT_TIMESTAMPS,
+)
 from providers.abstractions.services import ChatClientMetadata, service_of
 from providers.abstractions.usage import UsageDetails
 from providers.layers.retry import RetryingChatClient
@@ -59,6 +63,7 @@ _OURS = frozenset(
     {
         RETRY_ATTEMPTS,
         TRANSPORT_TIMESTAMPS,
+        REPLACED_SURROGATES,
         "answered_by",
         "request_timings",
         "text_tool_call_error",

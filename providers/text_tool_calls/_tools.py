@@ -15,8 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from providers.abstractions.contents import FunctionCallContent, too_deep_arguments
-from providers.abstractions.limits import DEFAULT_LIMITS, nests_deeper
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.options import ChatOptions, ToolDeclaration
+from providers.abstractions.server_json import nests_deeper
 
 __all__ = ["ToolBook", "new_call_id", "not_offered", "offered_tool_names", "offered_tools"]
 

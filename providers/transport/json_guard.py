@@ -22,9 +22,17 @@ from typing import Any
 import orjson
 
 from providers.abstractions.errors import InvalidResponseError, ResponseTooLargeError
-from providers.abstractions.limits import nests_deeper
+from providers.abstractions.server_json import mark_lone_surrogates, nests_deeper
 
-__all__ = ["MALFORMED", "load_object", "loads_within", "malformed", "nests_deeper", "too_deep"]
+__all__ = [
+    "MALFORMED",
+    "load_object",
+    "loads_within",
+    "malformed",
+    "mark_lone_surrogates",
+    "nests_deeper",
+    "too_deep",
+]
 
 MALFORMED: tuple[type[Exception], ...] = (
     RecursionError,
@@ -71,7 +79,7 @@ def loads_within(text: str | bytes, limit: int, backend: str | None = None) -> A
         payload = orjson.loads(text)
     except ValueError:
         try:
-            payload = json.loads(text)
+            payload = mark_lone_surrogates(json.loads(text), text)
         except RecursionError as exc:
             raise too_deep(limit, backend=backend) from exc
     if nests_deeper(payload, text, limit):

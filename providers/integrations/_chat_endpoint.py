@@ -265,9 +265,11 @@ async def _events(
                     said_role = True
                 calls = delta.get("tool_calls")
                 call_index += _name_calls(calls)
-                if call_index == 0 and update.finish_reason is not None:
-                    # Every call so far was flagged (written as text): nothing to execute.
-                    chunk["choices"][0]["finish_reason"] = finish_for(update.finish_reason, False)
+                if update.finish_reason is not None:
+                    # The stream's calls, not this chunk's, say whether one is executable.
+                    chunk["choices"][0]["finish_reason"] = finish_for(
+                        update.finish_reason, call_index > 0
+                    )
                 yield _event(chunk)
             update = await anext(updates, None)
     except ProviderError as error:

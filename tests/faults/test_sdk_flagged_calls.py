@@ -17,9 +17,17 @@ from typing import Any
 import httpx
 import pytest
 
-from providers import create_chat_client
+from providers import (
+    ChatFinishReason,
+    ChatResponseUpdate,
+    ChatRole,
+    FunctionCallContent,
+    create_chat_client,
+)
+from providers.integrations._chat_endpoint import ChatCompletionsEndpoint
 from tests.integrations.frameworks import require
 from tests.integrations.test_openai_transport import openai_client
+from tests.unit.scripted_client import ScriptedClient
 
 openai = require("openai")
 
@@ -149,3 +157,29 @@ async def test_an_offered_call_beside_a_flagged_one_is_still_a_call(stream: bool
     assert [c.function.name for c in calls] == ["get_weather"]
     assert text == '<tool_call>\n{"name": "delete_all", "arguments": {}}\n</tool_call>'
     assert finish == "tool_calls"
+
+
+@pytest.mark.parametrize("first", ["executable", "flagged"])
+async def test_a_streams_finish_counts_the_calls_of_earlier_chunks(first: str) -> None:
+    """The finish comes with a flagged call; whether it stays ``tool_calls`` depends on the
+    call written as one in an earlier chunk (or its absence)."""
+    good = FunctionCallContent.from_json("c1", "get_weather", '{"city": "Paris"}')
+    bad = FunctionCallContent.from_json("c2", "delete_all", "{}")
+    bad.error = "tool delete_all was not offered; offered: get_weather"
+    earlier = good if first == "executable" else FunctionCallContent.from_json("c0", "x", "{")
+    updates = [
+        ChatResponseUpdate([earlier], ChatRole.ASSISTANT),
+        ChatResponseUpdate([bad], finish_reason=ChatFinishReason.TOOL_CALLS),
+    ]
+    endpoint = ChatCompletionsEndpoint(ScriptedClient(updates))
+    request = {"model": "m", "messages": MESSAGES, "tools": TOOLS, "stream": True}
+    answer = await endpoint.answer(json.dumps(request).encode())
+    assert not isinstance(answer.body, bytes)
+    events = [event async for event in answer.body]
+    chunks = [json.loads(e[6:]) for e in events if e != b"data: [DONE]\n\n"]
+    finishes = [c["choices"][0]["finish_reason"] for c in chunks if c["choices"]]
+    calls = [t for c in chunks for t in c["choices"][0]["delta"].get("tool_calls", ())]
+    assert [t["function"]["name"] for t in calls] == (
+        ["get_weather"] if first == "executable" else []
+    )
+    assert finishes[-1] == ("tool_calls" if first == "executable" else "stop")

@@ -14,7 +14,9 @@ import json
 from dataclasses import field
 from typing import Any
 
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.records import value_class
+from providers.abstractions.server_json import nests_deeper, replace_lone_surrogates
 from providers.abstractions.usage import UsageDetails
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "UsageContent",
     "UsageDetails",
     "parse_arguments",
+    "too_deep_arguments",
 ]
 
 
@@ -100,8 +103,12 @@ class FunctionCallContent(AIContent):
         return cls(call_id, name, arguments, raw_arguments, error)
 
 
-def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
-    """``(arguments, error)``: empty text means no arguments; anything else must be an object.
+def parse_arguments(
+    raw: str, max_depth: int = DEFAULT_LIMITS.max_json_depth
+) -> tuple[dict[str, Any], str | None]:
+    """``(arguments, error)``: empty text means no arguments; anything else must be an object
+    nesting at most ``max_depth`` levels (``Limits.max_json_depth``: deeper arguments would
+    break whoever walks them next, a tool's ``json.dumps``, a validator).
 
     The one parsing rule for a call's arguments, whichever wire carried them (chat deltas, the
     Responses API, ``FunctionCallContent.from_json``).
@@ -113,9 +120,23 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
     except ValueError as exc:
         reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         return {}, f"arguments are not valid JSON ({reason}); raw text kept in raw_arguments"
+    except RecursionError:
+        return {}, too_deep_arguments(max_depth)  # deeper than the interpreter parses
+    if nests_deeper(value, raw, max_depth):
+        return {}, too_deep_arguments(max_depth)
+    if "\\u" in raw:  # (a lone surrogate would crash whoever encodes the arguments next)
+        value, _ = replace_lone_surrogates(value, raw)
     if not isinstance(value, dict):
         return {}, f"arguments are JSON but not an object (got {type(value).__name__})"
     return value, None
+
+
+def too_deep_arguments(max_depth: int) -> str:
+    """The ``error`` of a call whose arguments nest past ``Limits.max_json_depth``."""
+    return (
+        f"arguments nest deeper than limits.max_json_depth ({max_depth}); "
+        "raw text kept in raw_arguments"
+    )
 
 
 @value_class()

@@ -53,7 +53,9 @@ class Limits:
 
     max_json_depth: int = 200
     """Nesting depth of any JSON the server sends (events, arguments, error bodies); deeper is
-    refused before Python's recursion limit turns it into an untyped ``RecursionError``."""
+    refused before Python's recursion limit turns it into an untyped ``RecursionError``. A tool
+    call's arguments deeper than it make the call flagged (``error`` set, arguments empty, the
+    text kept), as arguments that do not parse do."""
 
     max_connections: int = 1000
     """Connections the client's own pool opens to the server at once. A batch server answers

@@ -4,10 +4,25 @@ For an adapter that must hand our responses to code expecting OpenAI's (an OpenA
 transport, a proxy): ``ChatResponse.to_openai()`` and ``ChatResponseUpdate.to_openai_chunk()``
 call this. The dicts are what a server would have sent for the same answer, so the chunk
 normaliser reads them back to the same response; reasoning is written as ``reasoning_content``.
+
+**A flagged call is never written as ``tool_calls``** (issue 32). OpenAI's format has no
+"invalid call": whatever is in ``tool_calls`` a loop that dispatches by name will run. So a
+``FunctionCallContent`` with ``error`` set (a tool the request never offered, arguments that
+are not a JSON object, a call cut off mid-write, past a limit) goes out as text, in its place
+among the text: the text the model wrote when the call was recovered from it (``raw``), else,
+for a call the server structured itself, the hermes form a server would have left in the
+content, ``<tool_call>\n{"name": NAME, "arguments": ARGUMENTS}\n</tool_call>``, with the
+argument text verbatim (``{}`` when empty) even when it is not JSON: nothing is repaired into
+a call that parses. Several calls recovered from one block share its text, written once. An
+answer whose calls were all flagged ends ``stop``, not ``tool_calls``: what the stock SDK shows
+for a call the server left as text. Every path that writes OpenAI's wire format (the SDK
+transport, any server) goes through here, so none can disagree; a stream's writer that writes
+the finish in a later chunk than the calls applies the last rule itself (``finish_for``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -22,7 +37,14 @@ from providers.abstractions.open_values import ChatFinishReason, ChatRole
 from providers.abstractions.openai_format import MessageFields, call_entry
 from providers.abstractions.usage import UsageDetails
 
-__all__ = ["ResponseFields", "UpdateFields", "write_chunk", "write_completion"]
+__all__ = [
+    "ResponseFields",
+    "UpdateFields",
+    "finish_for",
+    "flagged_call_text",
+    "write_chunk",
+    "write_completion",
+]
 
 
 class UpdateFields(Protocol):
@@ -74,7 +96,7 @@ def write_chunk(update: UpdateFields, tool_call_index: int) -> dict[str, Any]:
     whole, numbered from ``tool_call_index``: a reader merges deltas by index."""
     body = _envelope("chat.completion.chunk", update)
     delta: dict[str, Any] = {} if update.role is None else {"role": str(update.role)}
-    text, reasoning, calls, usage = _answer(update.contents)
+    text, reasoning, calls, usage, flagged = _answer(update.contents)
     if reasoning is not None:
         delta["reasoning_content"] = reasoning
     if text is not None:
@@ -89,7 +111,7 @@ def write_chunk(update: UpdateFields, tool_call_index: int) -> dict[str, Any]:
         choice = {
             "index": update.choice_index,
             "delta": delta,
-            "finish_reason": None if finish is None else str(finish),
+            "finish_reason": finish_for(finish, bool(calls) or not flagged),
         }
         body["choices"] = [choice]
     else:
@@ -105,8 +127,10 @@ def write_completion(response: ResponseFields) -> dict[str, Any]:
     body = _envelope("chat.completion", response)
     finish = response.finish_reason
     choices = []
+    answers = [_answer(message.contents) for message in response.messages]
+    callable_ = any(calls for _, _, calls, _, _ in answers) or not any(a[4] for a in answers)
     for index, message in enumerate(response.messages):
-        text, reasoning, calls, _ = _answer(message.contents)
+        text, reasoning, calls, _, _ = answers[index]
         answer: dict[str, Any] = {"role": message.role.value, "content": text}
         if reasoning is not None:
             answer["reasoning_content"] = reasoning
@@ -116,7 +140,7 @@ def write_completion(response: ResponseFields) -> dict[str, Any]:
             {
                 "index": index,
                 "message": answer,
-                "finish_reason": None if finish is None else str(finish),
+                "finish_reason": finish_for(finish, callable_),
             }
         )
     body["choices"] = choices
@@ -138,24 +162,52 @@ def _envelope(kind: str, source: UpdateFields | ResponseFields) -> dict[str, Any
     return body
 
 
+def finish_for(finish: ChatFinishReason | None, callable_: bool) -> str | None:
+    """The finish to write: ``tool_calls`` becomes ``stop`` when no call was written as one
+    (``callable_`` false: every call of the answer was flagged, and went out as text)."""
+    if finish is None:
+        return None
+    if not callable_ and finish == ChatFinishReason.TOOL_CALLS:
+        return str(ChatFinishReason.STOP)
+    return str(finish)
+
+
+def flagged_call_text(call: FunctionCallContent) -> str:
+    """The text a flagged call is written as: see the module docstring."""
+    if isinstance(call.raw, str) and call.raw:
+        return call.raw
+    name = json.dumps(call.name, ensure_ascii=False)
+    arguments = call.raw_arguments if call.raw_arguments.strip() else "{}"
+    return f'<tool_call>\n{{"name": {name}, "arguments": {arguments}}}\n</tool_call>'
+
+
 def _answer(
     contents: Sequence[AIContent],
-) -> tuple[str | None, str | None, list[dict[str, Any]], UsageDetails | None]:
-    """``(text, reasoning, calls, usage)``; text and reasoning are ``None`` when empty."""
+) -> tuple[str | None, str | None, list[dict[str, Any]], UsageDetails | None, bool]:
+    """``(text, reasoning, calls, usage, flagged)``; text and reasoning are ``None`` when
+    empty; ``flagged``: a call was written as text."""
     texts: list[str] = []
     reasoning: list[str] = []
     calls: list[dict[str, Any]] = []
     usage: UsageDetails | None = None
+    written: str | None = None  # the recovered text last written for a flagged call
+    flagged = False
     for content in contents:
         if isinstance(content, TextContent):
             texts.append(content.text)
         elif isinstance(content, TextReasoningContent):
             reasoning.append(content.text)
         elif isinstance(content, FunctionCallContent):
-            calls.append(call_entry(content, replay=False))
+            if content.error is None:
+                calls.append(call_entry(content, replay=False))
+                continue
+            flagged = True
+            if content.raw is None or content.raw is not written:
+                texts.append(flagged_call_text(content))
+                written = content.raw if isinstance(content.raw, str) else None
         elif isinstance(content, UsageContent):
             usage = content.details if usage is None else usage.updated_with(content.details)
-    return ("".join(texts) or None, "".join(reasoning) or None, calls, usage)
+    return ("".join(texts) or None, "".join(reasoning) or None, calls, usage, flagged)
 
 
 def _place(

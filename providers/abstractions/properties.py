@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Final
 
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.server_json import REPLACED_SURROGATES
 
-__all__ = ["RETRY_ATTEMPTS", "TRANSPORT_TIMESTAMPS", "set_property"]
+__all__ = ["REPLACED_SURROGATES", "RETRY_ATTEMPTS", "TRANSPORT_TIMESTAMPS", "set_property"]
 
 RETRY_ATTEMPTS: Final = "retry_attempts"
 """How many retries were made: on a response, on the first update of a stream, and as the

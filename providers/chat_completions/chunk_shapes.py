@@ -299,6 +299,7 @@ class FragmentTemplate:
             or last.created_at != created
             or type(model_id) is not type(last.model_id)
         ):
+            model_id = model_id if type(model_id) is str else None  # (dropped: issue 32)
             last = self.head = UpdateHead(response_id, model_id, created)
         update = _new(ChatResponseUpdate)  # unfolded and empty (``response_update``)
         update._contents = update._text = update._rare = None

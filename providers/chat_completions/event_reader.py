@@ -25,7 +25,7 @@ from providers.abstractions.errors import InvalidResponseError
 from providers.abstractions.response_update import ChatResponseUpdate, UpdateHead
 from providers.chat_completions.chunk_shapes import FragmentTemplate, Template, choice_head, head
 from providers.chat_completions.event_templates import EventTemplate, learn
-from providers.transport.json_guard import nests_deeper, too_deep
+from providers.transport.json_guard import mark_lone_surrogates, nests_deeper, too_deep
 
 if TYPE_CHECKING:
     from providers.chat_completions.normalize import ChunkNormalizer
@@ -129,6 +129,8 @@ def read_events(
                                         or last.created_at != created
                                         or type(model_id) is not type(last.model_id)
                                     ):
+                                        if type(model_id) is not str:
+                                            model_id = None  # (dropped: see ``normalize``)
                                         last = t.head = UpdateHead(
                                             response_id, model_id, created, t.kind
                                         )
@@ -229,7 +231,8 @@ fast_loads = orjson.loads
 scanner on a typical chunk, and no ``str`` of the event first (decoding it cost a quarter as
 much again). What it refuses goes through ``loads``, whose results and errors are ``json``'s:
 orjson rejects a few documents ``json`` reads (``NaN``, integers past 64 bits, lone surrogate
-escapes, invalid UTF-8, which ``json`` sees replaced), and those keep reading as they did."""
+escapes, invalid UTF-8, which ``json`` sees replaced), and those keep reading as they did,
+except that a lone surrogate becomes U+FFFD (``mark_lone_surrogates``)."""
 
 
 def loads(data: bytes | str, backend: str, depth: int) -> dict[str, Any]:
@@ -248,7 +251,7 @@ def loads(data: bytes | str, backend: str, depth: int) -> dict[str, Any]:
 def _loads_slowly(data: bytes | str, backend: str, depth: int) -> Any:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     try:
-        return json.loads(text)
+        return mark_lone_surrogates(json.loads(text), text)  # (the one place they arrive)
     except RecursionError as exc:
         raise too_deep(depth, "a stream event", backend) from exc
     except ValueError as exc:

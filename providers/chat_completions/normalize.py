@@ -191,7 +191,8 @@ class ChunkNormalizer:
             raise error_from_stream_event(chunk, backend=self._backend)
         response_id = chunk.get("id")
         if response_id is not None and type(response_id) is not str:
-            response_id = str(response_id)
+            # A number is an opaque id still; any other type is dropped, never its repr.
+            response_id = str(response_id) if type(response_id) is int else None
         model_id = chunk.get("model")
         created = chunk.get("created")
         if type(created) is not int:
@@ -304,12 +305,16 @@ class ChunkNormalizer:
                     or head.created_at != created
                     or type(model_id) is not type(head.model_id)
                 ):
+                    if type(model_id) is not str:
+                        model_id = None  # (dropped when a head is made, not read per chunk)
                     head = self._head = UpdateHead(response_id, model_id, created)
                 update._head = head
                 update.choice_index = index
                 update._event = chunk  # (``raw``: the parsed chunk itself)
                 updates.append(update)
         if not updates:
+            if type(model_id) is not str:
+                model_id = None
             updates.append(
                 ChatResponseUpdate([], None, None, response_id, model_id, created, 0, None, chunk)
             )

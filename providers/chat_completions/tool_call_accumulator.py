@@ -175,7 +175,7 @@ class ToolCallAccumulator:
         for index in sorted(self._calls):
             pending = self._calls[index]
             raw = "".join(pending.fragments)
-            arguments, error = parse_arguments(raw)
+            arguments, error = parse_arguments(raw, self._limits.max_json_depth)
             if not pending.name:
                 error = _joined("the server sent no function name for this tool call", error)
             elif self._offered is not None and pending.name not in self._offered:

@@ -7,11 +7,14 @@ library, so the httpx and httpx2 transports cannot disagree about a byte.
 What goes out is what a well-behaved OpenAI server sends, whatever the backend sent us:
 reasoning in ``reasoning_content``, each tool call whole in one delta with an id, one usage
 chunk (``choices: []``) at the end when ``stream_options.include_usage`` asked for it, then
-``[DONE]``. An error before the first update is an HTTP error status with OpenAI's envelope,
-so the SDK raises its status-typed exception; an error after it is an ``error`` event (the
-SDK raises ``APIError``), since the 200 is already sent. When the pipeline retries on its own,
-error answers carry ``x-should-retry: false``: the SDK would otherwise repeat a request the
-pipeline already retried, or judged unsafe to repeat.
+``[DONE]``. A call the pipeline flagged (``error`` set: a tool the request did not offer,
+arguments that do not parse) is never sent as a tool call: it goes out as the text the model
+wrote, by the rule ``providers.abstractions.openai_answers`` states for every OpenAI writer.
+An error before the first update is an HTTP error status with OpenAI's envelope, so the SDK
+raises its status-typed exception; an error after it is an ``error`` event (the SDK raises
+``APIError``), since the 200 is already sent. When the pipeline retries on its own, error
+answers carry ``x-should-retry: false``: the SDK would otherwise repeat a request the pipeline
+already retried, or judged unsafe to repeat.
 """
 
 from __future__ import annotations
@@ -42,8 +45,13 @@ from providers.abstractions.errors import (
     StreamInterruptedError,
 )
 from providers.abstractions.messages import ChatMessage
+from providers.abstractions.openai_answers import finish_for
 from providers.abstractions.options import ChatOptions
-from providers.abstractions.properties import RETRY_ATTEMPTS, TRANSPORT_TIMESTAMPS
+from providers.abstractions.properties import (
+    REPLACED_SURROGATES,
+    RETRY_ATTEMPTS,
+    TRANSPORT_TIMESTAMPS,
+)
 from providers.abstractions.services import ChatClientMetadata, service_of
 from providers.abstractions.usage import UsageDetails
 from providers.layers.retry import RetryingChatClient
@@ -55,6 +63,7 @@ _OURS = frozenset(
     {
         RETRY_ATTEMPTS,
         TRANSPORT_TIMESTAMPS,
+        REPLACED_SURROGATES,
         "answered_by",
         "request_timings",
         "text_tool_call_error",
@@ -256,6 +265,11 @@ async def _events(
                     said_role = True
                 calls = delta.get("tool_calls")
                 call_index += _name_calls(calls)
+                if update.finish_reason is not None:
+                    # The stream's calls, not this chunk's, say whether one is executable.
+                    chunk["choices"][0]["finish_reason"] = finish_for(
+                        update.finish_reason, call_index > 0
+                    )
                 yield _event(chunk)
             update = await anext(updates, None)
     except ProviderError as error:

@@ -21,6 +21,7 @@ from providers.abstractions.contents import (
     TextContent,
     TextReasoningContent,
 )
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.open_values import ChatFinishReason, finish_reason_of
 from providers.chat_completions.tool_call_accumulator import parse_arguments
 from providers.text_tool_calls import not_offered
@@ -128,6 +129,7 @@ def call_content(
     *,
     cut: bool = False,
     offered: frozenset[str] | None = None,
+    max_depth: int = DEFAULT_LIMITS.max_json_depth,
 ) -> FunctionCallContent:
     """The whole call: the done item's fields win over what the events assembled.
 
@@ -155,7 +157,7 @@ def call_content(
     if raw is None:
         raw = call.arguments if call.arguments is not None else "".join(call.fragments)
     name = name or call.name
-    arguments, error = parse_arguments(raw)
+    arguments, error = parse_arguments(raw, max_depth)
     if cut and error is None:
         error = "the output was cut off in or right after this call, which may be incomplete"
     if not name:

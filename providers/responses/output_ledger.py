@@ -135,7 +135,9 @@ class OutputLedger:
         if not self._calls:
             return []
         contents: list[AIContent] = [
-            call_content(call, None, cut=cut, offered=self._offered)
+            call_content(
+                call, None, cut=cut, offered=self._offered, max_depth=self._limits.max_json_depth
+            )
             for call in self._calls.values()
         ]
         self._calls.clear()
@@ -179,7 +181,15 @@ class OutputLedger:
         if kind == "function_call":
             self.made_calls = True
             call = self._calls.pop(oi, None)
-            return [call_content(call, item, cut=cut, offered=self._offered)]
+            return [
+                call_content(
+                    call,
+                    item,
+                    cut=cut,
+                    offered=self._offered,
+                    max_depth=self._limits.max_json_depth,
+                )
+            ]
         if kind == "message":
             return self._message_contents(item, oi)
         if kind == "reasoning":

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from providers.abstractions.contents import AIContent, TextContent
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.options import ToolDeclaration
 from providers.abstractions.parsed_text import ParsedText
 from providers.text_tool_calls.protocol import PART_KEY, MalformedBlockError, error_text
@@ -85,7 +86,8 @@ class TextToolCallParser:
     ``auto``, which
     detects the format from the first block that parses and keeps it for the stream. ``tools``
     (OpenAI-style dicts or ``ToolDeclaration``) type qwen3_coder values by their schemas and
-    mark calls of tools that were not offered with an ``error``.
+    mark calls of tools that were not offered with an ``error``; so do arguments nesting past
+    ``max_json_depth`` (``Limits.max_json_depth``).
 
     A call quoted in a Markdown code fence is text: markers are not looked for inside one.
 
@@ -103,12 +105,14 @@ class TextToolCallParser:
         self,
         format: str = AUTO,  # noqa: A002 - the name the issue and the settings use
         tools: Sequence[ToolDeclaration | Mapping[str, Any]] | None = None,
+        *,
+        max_json_depth: int = DEFAULT_LIMITS.max_json_depth,
     ) -> None:
         if format not in FORMAT_NAMES:
             known = ", ".join(FORMAT_NAMES)
             raise ValueError(f"unknown text tool-call format {format!r}; known: {known}")
         self._format = format
-        self._tools = ToolBook(tools)
+        self._tools = ToolBook(tools, max_json_depth)
         self._session = _Session(format, self._tools)
         self._scanner = self._session.scanner
 

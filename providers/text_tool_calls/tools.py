@@ -14,8 +14,10 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from providers.abstractions.contents import FunctionCallContent
+from providers.abstractions.contents import FunctionCallContent, too_deep_arguments
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.options import ChatOptions, ToolDeclaration
+from providers.abstractions.server_json import nests_deeper
 
 __all__ = ["ToolBook", "new_call_id", "not_offered", "offered_tool_names", "offered_tools"]
 
@@ -67,11 +69,17 @@ def new_call_id() -> str:
 
 
 class ToolBook:
-    """Offered tools by name; ``None`` when the caller gave no tools (nothing is checked)."""
+    """Offered tools by name; ``None`` when the caller gave no tools (nothing is checked).
+    ``max_depth``: ``Limits.max_json_depth``, which a call's arguments may not nest past."""
 
-    __slots__ = ("_tools",)
+    __slots__ = ("_max_depth", "_tools")
 
-    def __init__(self, tools: Sequence[ToolDeclaration | Mapping[str, Any]] | None) -> None:
+    def __init__(
+        self,
+        tools: Sequence[ToolDeclaration | Mapping[str, Any]] | None,
+        max_depth: int = DEFAULT_LIMITS.max_json_depth,
+    ) -> None:
+        self._max_depth = max_depth
         if tools is None:
             self._tools: dict[str, ToolDeclaration] | None = None
             return
@@ -121,10 +129,15 @@ class ToolBook:
         call_id: str | None = None,
         raw: str | None = None,
     ) -> FunctionCallContent:
-        """A recovered call, with ``error`` set when it names a tool that was not offered."""
+        """A recovered call, with ``error`` set when it names a tool that was not offered, or
+        when its arguments nest deeper than ``max_depth`` (then they are dropped, as a
+        structured call's are: ``parse_arguments``)."""
         error = None
         if self._tools is not None and name not in self._tools:
             error = not_offered(name, self._tools)
+        if nests_deeper(arguments, raw_arguments, self._max_depth):
+            deep = too_deep_arguments(self._max_depth)
+            arguments, error = {}, deep if error is None else f"{error}; {deep}"
         return FunctionCallContent(
             call_id or new_call_id(),
             name,

@@ -22,8 +22,17 @@ from typing import Any
 import orjson
 
 from providers.abstractions.errors import InvalidResponseError, ResponseTooLargeError
+from providers.abstractions.server_json import mark_lone_surrogates, nests_deeper
 
-__all__ = ["MALFORMED", "load_object", "loads_within", "malformed", "nests_deeper", "too_deep"]
+__all__ = [
+    "MALFORMED",
+    "load_object",
+    "loads_within",
+    "malformed",
+    "mark_lone_surrogates",
+    "nests_deeper",
+    "too_deep",
+]
 
 MALFORMED: tuple[type[Exception], ...] = (
     RecursionError,
@@ -59,17 +68,6 @@ def malformed(exc: BaseException, backend: str | None = None) -> InvalidResponse
     )
 
 
-def nests_deeper(payload: Any, text: str | bytes, limit: int) -> bool:
-    """Whether ``payload`` (parsed from ``text``) nests more than ``limit`` levels deep."""
-    if len(text) <= 2 * limit:
-        return False
-    if isinstance(text, str):
-        openers = text.count("[") + text.count("{")
-    else:
-        openers = text.count(b"[") + text.count(b"{")
-    return openers > limit and _deeper(payload, limit)
-
-
 def loads_within(text: str | bytes, limit: int, backend: str | None = None) -> Any:
     """``json.loads``, refusing nesting past ``limit`` (``ResponseTooLargeError``); a text
     that is not JSON raises ``ValueError`` as ``json.loads`` does.
@@ -81,28 +79,12 @@ def loads_within(text: str | bytes, limit: int, backend: str | None = None) -> A
         payload = orjson.loads(text)
     except ValueError:
         try:
-            payload = json.loads(text)
+            payload = mark_lone_surrogates(json.loads(text), text)
         except RecursionError as exc:
             raise too_deep(limit, backend=backend) from exc
     if nests_deeper(payload, text, limit):
         raise too_deep(limit, backend=backend)
     return payload
-
-
-def _deeper(payload: Any, limit: int) -> bool:
-    """Iterative, so that measuring a deep document cannot itself recurse too deep."""
-    if type(payload) is not dict and type(payload) is not list:
-        return False
-    pending: list[tuple[Any, int]] = [(payload, 1)]
-    while pending:
-        value, depth = pending.pop()
-        if depth > limit:
-            return True
-        children = value.values() if type(value) is dict else value
-        pending.extend(
-            (child, depth + 1) for child in children if type(child) is dict or type(child) is list
-        )
-    return False
 
 
 def load_object(

@@ -516,10 +516,13 @@ def test_calls_are_written_whole_and_numbered_from_the_index_given() -> None:
     update = ChatResponseUpdate(list(calls), finish_reason=ChatFinishReason.TOOL_CALLS)
     chunk = update.to_openai_chunk(tool_call_index=3)
     entries = chunk["choices"][0]["delta"]["tool_calls"]
-    assert [e["index"] for e in entries] == [3, 4]
-    assert [e["function"]["arguments"] for e in entries] == ['{"x": 1}', "{broken"]
+    assert [e["index"] for e in entries] == [3]
+    assert [e["function"]["arguments"] for e in entries] == ['{"x": 1}']
+    # The broken call is flagged: never a tool call on OpenAI's wire, its text instead.
+    broken = '<tool_call>\n{"name": "g", "arguments": {broken}\n</tool_call>'
+    assert chunk["choices"][0]["delta"]["content"] == broken
     (back,) = read_chunk(chunk)
-    assert back.contents == calls  # the broken call keeps its text and its error
+    assert back.contents == [TextContent(broken), calls[0]]
     assert back.finish_reason == ChatFinishReason.TOOL_CALLS
 
 

@@ -28,9 +28,8 @@ name of a ``telemetry.extractors`` kind.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final, Literal
-
-from providers.abstractions.records import value_class
 
 __all__ = [
     "PROFILES",
@@ -70,8 +69,10 @@ JsonSchemaField = Literal["response_format", "json_schema", "structured_outputs"
   which later versions ignore with a warning)."""
 
 
-@value_class(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BackendProfile:
+    """One backend's row of ``PROFILES``: see the module docstring."""
+
     name: str
     """The backend this row describes; also the ``backend`` recorded on errors and timings."""
 

@@ -1,14 +1,14 @@
 """``GenericTimingsExtractor``: see ``telemetry.extractors``, which exports it.
 
 One module per extractor kind, because a client needs only its backend's: ``extractor_for`` loads
-just that one. A record (``providers.abstractions.records``), not a dataclass: no import cost.
+just that one.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from providers.abstractions.records import FrozenRecord
 from telemetry.extractors import TimingsSource, read_report
 
 if TYPE_CHECKING:
@@ -17,16 +17,13 @@ if TYPE_CHECKING:
 __all__ = ["GenericTimingsExtractor"]
 
 
-class GenericTimingsExtractor(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class GenericTimingsExtractor:
     """OpenAI and unknown servers: standard ``usage``, plus a llama.cpp-style ``timings`` object
     if one is there (an undetected llama.cpp, or a server derived from it). Its keys are checked
     by name and type, so an unrelated ``timings`` field yields nothing rather than nonsense."""
 
-    __slots__ = ("backend",)
-    backend: str
-
-    def __init__(self, backend: str = "generic") -> None:
-        object.__setattr__(self, "backend", backend)
+    backend: str = "generic"
 
     def extract(self, source: TimingsSource) -> ServerTimings | None:
         return read_report(source, self.backend, True, None)

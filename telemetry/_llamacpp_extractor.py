@@ -1,14 +1,14 @@
 """``LlamaCppTimingsExtractor``: see ``telemetry.extractors``, which exports it.
 
 One module per extractor kind, because a client needs only its backend's: ``extractor_for`` loads
-just that one. A record (``providers.abstractions.records``), not a dataclass: no import cost.
+just that one.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from providers.abstractions.records import FrozenRecord
 from telemetry.extractors import TimingsSource, read_report
 
 if TYPE_CHECKING:
@@ -17,14 +17,11 @@ if TYPE_CHECKING:
 __all__ = ["LlamaCppTimingsExtractor"]
 
 
-class LlamaCppTimingsExtractor(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class LlamaCppTimingsExtractor:
     """llama.cpp: the ``timings`` object first, ``usage`` for what it lacks."""
 
-    __slots__ = ("backend",)
-    backend: str
-
-    def __init__(self, backend: str = "llamacpp") -> None:
-        object.__setattr__(self, "backend", backend)
+    backend: str = "llamacpp"
 
     def extract(self, source: TimingsSource) -> ServerTimings | None:
         return read_report(source, self.backend, True, None)

@@ -1,14 +1,14 @@
 """``VllmTimingsExtractor``: see ``telemetry.extractors``, which exports it.
 
 One module per extractor kind, because a client needs only its backend's: ``extractor_for`` loads
-just that one. A record (``providers.abstractions.records``), not a dataclass: no import cost.
+just that one.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from providers.abstractions.records import FrozenRecord
 from telemetry.extractors import TimingsSource, read_report
 
 if TYPE_CHECKING:
@@ -17,19 +17,13 @@ if TYPE_CHECKING:
 __all__ = ["VllmTimingsExtractor"]
 
 
-class VllmTimingsExtractor(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class VllmTimingsExtractor:
     """vLLM: ``usage.prompt_tokens_details.cached_tokens`` (with the flag) and
     ``completion_tokens_details.reasoning_tokens``; speed comes from ``ClientTimings``."""
 
-    __slots__ = ("backend", "cache_flag")
-    backend: str
-    cache_flag: str
-
-    def __init__(
-        self, backend: str = "vllm", cache_flag: str = "--enable-prompt-tokens-details"
-    ) -> None:
-        object.__setattr__(self, "backend", backend)
-        object.__setattr__(self, "cache_flag", cache_flag)
+    backend: str = "vllm"
+    cache_flag: str = "--enable-prompt-tokens-details"
 
     def extract(self, source: TimingsSource) -> ServerTimings | None:
         return read_report(source, self.backend, False, self.cache_flag)

@@ -8,7 +8,7 @@ to the same server cannot disagree about what the answer was.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from providers.abstractions.contents import (
@@ -21,7 +21,6 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
-from providers.abstractions.records import value_class
 from providers.abstractions.response_update import ChatResponseUpdate, TextKind
 
 __all__ = ["ChatResponse", "ChatResponseBuilder", "ChatResponseUpdate"]
@@ -29,7 +28,7 @@ __all__ = ["ChatResponse", "ChatResponseBuilder", "ChatResponseUpdate"]
 _SUBSTANTIVE = (TextContent, TextReasoningContent, FunctionCallContent)
 
 
-@value_class()
+@dataclass(slots=True)
 class ChatResponse:
     """A complete answer: one message per choice (usually one), and what the server said."""
 

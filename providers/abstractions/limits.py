@@ -11,17 +11,16 @@ response received so far, like every other mid-stream failure.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
 from providers.abstractions.errors import ConfigurationError
-from providers.abstractions.records import value_class
 
 __all__ = ["DEFAULT_LIMITS", "Limits"]
 
 _MiB = 1024 * 1024
 
 
-@value_class(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Limits:
     """Bounds on what one request may make the client hold; every field is a count > 0."""
 

@@ -8,11 +8,10 @@ with a 400, strict gateways reject unknown keys).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from providers.abstractions.open_values import OpenValue
-from providers.abstractions.records import value_class
 
 __all__ = [
     "ChatOptions",
@@ -22,7 +21,7 @@ __all__ = [
 ]
 
 
-@value_class(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolDeclaration:
     """A function the model may call: its name, purpose, and a JSON Schema for its arguments."""
 
@@ -76,7 +75,7 @@ ChatToolMode.REQUIRED = ChatToolMode("required")
 _MODES = {m.value: m for m in (ChatToolMode.AUTO, ChatToolMode.NONE, ChatToolMode.REQUIRED)}
 
 
-@value_class(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChatResponseFormat:
     """Plain text, any JSON object, or JSON matching a schema.
 
@@ -149,7 +148,7 @@ ChatResponseFormat.TEXT = ChatResponseFormat("text")
 ChatResponseFormat.JSON = ChatResponseFormat("json_object")
 
 
-@value_class()
+@dataclass(slots=True)
 class ChatOptions:
     """Per-request settings. ``additional_properties`` become extra top-level body keys
     (``chat_template_kwargs``, ``grammar``); they extend the request but never replace a key the

@@ -17,12 +17,11 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 
 import httpx
 
 from providers.abstractions.errors import ConfigurationError
-from providers.abstractions.records import value_class
 
 __all__ = ["Endpoint", "check_header", "redact_url"]
 
@@ -58,7 +57,7 @@ def check_header(what: str, value: str) -> None:
     raise ConfigurationError(f"{what} contains {problem} and cannot be sent")
 
 
-@value_class(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Endpoint:
     api_base: str
     """The versioned API root, e.g. ``http://host/llm/v1`` (no trailing slash, no user info)."""

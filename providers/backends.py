@@ -28,8 +28,9 @@ name of a ``telemetry.extractors`` kind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal
+
+from providers.abstractions.records import value_class
 
 __all__ = [
     "PROFILES",
@@ -69,7 +70,7 @@ JsonSchemaField = Literal["response_format", "json_schema", "structured_outputs"
   which later versions ignore with a warning)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class BackendProfile:
     """One backend's row of ``PROFILES``: see the module docstring."""
 

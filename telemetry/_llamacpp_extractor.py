@@ -6,9 +6,9 @@ just that one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from providers.abstractions.records import value_class
 from telemetry.extractors import TimingsSource, read_report
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["LlamaCppTimingsExtractor"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class LlamaCppTimingsExtractor:
     """llama.cpp: the ``timings`` object first, ``usage`` for what it lacks."""
 

@@ -10,7 +10,6 @@ else (choosing the transport's instants, running the extractor) happens once, at
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
@@ -22,6 +21,7 @@ from providers.abstractions.contents import (
     UsageDetails,
 )
 from providers.abstractions.properties import RETRY_ATTEMPTS, TRANSPORT_TIMESTAMPS
+from providers.abstractions.records import value_class
 from telemetry.extractors import TimingsExtractor
 from telemetry.timings import ClientTimings, RequestTimings
 
@@ -44,7 +44,7 @@ RequestStatus = Literal["ok", "error", "cancelled"]
 """``cancelled``: the caller stopped consuming the stream early, or the task was cancelled."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class RequestRecord:
     """What one request did; observers and the log event are built from it."""
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.records import value_class
 
 if TYPE_CHECKING:
     from telemetry.measurement import Measurement
@@ -44,7 +44,7 @@ REQUEST_TIMINGS: Final = "request_timings"
 update of a stream. Not ``"timings"``: that key already holds llama.cpp's raw object."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ServerTimings:
     """Everything the server reported about one request; all values are ``server_reported``.
 
@@ -122,7 +122,7 @@ def _ms(start: float | None, end: float | None) -> float | None:
     return (end - start) * 1000.0
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ClientTimings:
     """Instants on the client's monotonic clock (``time.monotonic()`` seconds); all derived
     values are ``client_measured``.
@@ -181,7 +181,7 @@ class ClientTimings:
         return generation / (self.substantive_updates - 1)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class RequestTimings:
     """Client wall clock and server report for one request, kept apart."""
 

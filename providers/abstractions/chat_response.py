@@ -8,7 +8,7 @@ to the same server cannot disagree about what the answer was.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from providers.abstractions.contents import (
@@ -21,6 +21,7 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole
+from providers.abstractions.records import value_class
 from providers.abstractions.response_update import ChatResponseUpdate, TextKind
 
 __all__ = ["ChatResponse", "ChatResponseBuilder", "ChatResponseUpdate"]
@@ -28,7 +29,7 @@ __all__ = ["ChatResponse", "ChatResponseBuilder", "ChatResponseUpdate"]
 _SUBSTANTIVE = (TextContent, TextReasoningContent, FunctionCallContent)
 
 
-@dataclass(slots=True)
+@value_class()
 class ChatResponse:
     """A complete answer: one message per choice (usually one), and what the server said."""
 

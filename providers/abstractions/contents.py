@@ -2,18 +2,19 @@
 
 Every content keeps ``raw`` (what the server sent for it, when there was one thing) and
 ``additional_properties`` (server fields with no typed home), so normalising never throws away
-what the server said. Instances are slotted dataclasses: the streaming path makes one per chunk
-(``@dataclass``'s own ``__init__`` is as quick to call as a hand-written one), and
-``additional_properties`` stays ``None`` until something needs it, to keep that cheap.
+what the server said. Instances are slotted dataclasses (``value_class``): the streaming path
+makes one per chunk, and ``additional_properties`` stays ``None`` until something needs it, to
+keep that cheap.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from providers.abstractions.records import value_class
 from providers.abstractions.usage import UsageDetails
 
 __all__ = [
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
+@value_class()
 class AIContent:
     """Base of every content: the untouched server representation and extra properties."""
 
@@ -39,21 +40,21 @@ class AIContent:
     additional_properties: dict[str, Any] | None = field(default=None, kw_only=True)
 
 
-@dataclass(slots=True)
+@value_class()
 class TextContent(AIContent):
     """Visible text."""
 
     text: str
 
 
-@dataclass(slots=True)
+@value_class()
 class TextReasoningContent(AIContent):
     """Reasoning ("thinking") text, kept apart from the answer whatever field or tag carried it."""
 
     text: str
 
 
-@dataclass(slots=True)
+@value_class()
 class FunctionCallContent(AIContent):
     """A tool call the model asked for.
 
@@ -96,7 +97,7 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
     return value, None
 
 
-@dataclass(slots=True)
+@value_class()
 class FunctionResultContent(AIContent):
     """The result of a tool call, sent back as a `tool` message."""
 
@@ -104,7 +105,7 @@ class FunctionResultContent(AIContent):
     result: Any = None
 
 
-@dataclass(slots=True)
+@value_class()
 class DataContent(AIContent):
     """Inline binary data (an image, audio) with its media type; sent as a data URI."""
 
@@ -117,7 +118,7 @@ class DataContent(AIContent):
         return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
 
 
-@dataclass(slots=True)
+@value_class()
 class UriContent(AIContent):
     """Data the server fetches itself (an image URL)."""
 
@@ -125,7 +126,7 @@ class UriContent(AIContent):
     media_type: str | None = None
 
 
-@dataclass(slots=True)
+@value_class()
 class ErrorContent(AIContent):
     """A non-fatal problem reported inside a response (a diagnostic, not an exception)."""
 
@@ -133,7 +134,7 @@ class ErrorContent(AIContent):
     code: str | None = None
 
 
-@dataclass(slots=True)
+@value_class()
 class UsageContent(AIContent):
     """Usage reported inside a stream (its own chunk with ``choices: []`` on every server)."""
 

@@ -11,16 +11,17 @@ response received so far, like every other mid-stream failure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 from providers.abstractions.errors import ConfigurationError
+from providers.abstractions.records import value_class
 
 __all__ = ["DEFAULT_LIMITS", "Limits"]
 
 _MiB = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Limits:
     """Bounds on what one request may make the client hold; every field is a count > 0."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from providers.abstractions.contents import (
@@ -15,11 +15,12 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.open_values import ChatRole
 from providers.abstractions.openai_format import read_message, write_message
+from providers.abstractions.records import value_class
 
 __all__ = ["ChatMessage"]
 
 
-@dataclass(slots=True)
+@value_class()
 class ChatMessage:
     """One message of a conversation.
 

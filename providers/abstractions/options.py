@@ -8,10 +8,11 @@ with a 400, strict gateways reject unknown keys).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, ClassVar
 
 from providers.abstractions.open_values import OpenValue
+from providers.abstractions.records import value_class
 
 __all__ = [
     "ChatOptions",
@@ -21,7 +22,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ToolDeclaration:
     """A function the model may call: its name, purpose, and a JSON Schema for its arguments."""
 
@@ -75,7 +76,7 @@ ChatToolMode.REQUIRED = ChatToolMode("required")
 _MODES = {m.value: m for m in (ChatToolMode.AUTO, ChatToolMode.NONE, ChatToolMode.REQUIRED)}
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ChatResponseFormat:
     """Plain text, any JSON object, or JSON matching a schema.
 
@@ -148,7 +149,7 @@ ChatResponseFormat.TEXT = ChatResponseFormat("text")
 ChatResponseFormat.JSON = ChatResponseFormat("json_object")
 
 
-@dataclass(slots=True)
+@value_class()
 class ChatOptions:
     """Per-request settings. ``additional_properties`` become extra top-level body keys
     (``chat_template_kwargs``, ``grammar``); they extend the request but never replace a key the

@@ -15,8 +15,9 @@ dropped; lists (vLLM's per-turn breakdowns) are not counts and stay in the raw p
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from providers.abstractions.records import value_class
 
 __all__ = [
     "CHAT_USAGE",
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
+@value_class()
 class UsageDetails:
     """Token counts for one request.
 
@@ -108,7 +109,7 @@ def _combined(
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@value_class(frozen=True, kw_only=True)
 class UsageNames:
     """Where one endpoint family puts each count; a path is a tuple of keys. ``reasoning`` is
     tried in order, and the first integer found wins."""

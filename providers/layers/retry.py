@@ -44,7 +44,6 @@ import asyncio
 import math
 import random as _random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
@@ -64,6 +63,7 @@ from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.logs import get_logger
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import RETRY_ATTEMPTS, set_property
+from providers.abstractions.records import value_class
 from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of, updates_of
 from providers.layers.retry_decision import RetryDecision
 from providers.layers.stream_head import RunsHead, read_head_runs, replayable
@@ -89,7 +89,7 @@ Sleep = Callable[[float], Awaitable[None]]
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class RetryPolicy:
     """Which failures are retried and how long to wait; see the module docstring.
 

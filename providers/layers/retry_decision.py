@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from providers.abstractions.records import value_class
 
 __all__ = ["RetryDecision"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class RetryDecision:
     """What to do after one failed attempt. ``refusal`` says why a retryable error was not."""
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import httpx
 
 from providers.abstractions.errors import ConfigurationError
+from providers.abstractions.records import value_class
 
 __all__ = ["Endpoint", "check_header", "redact_url"]
 
@@ -57,8 +58,10 @@ def check_header(what: str, value: str) -> None:
     raise ConfigurationError(f"{what} contains {problem} and cannot be sent")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Endpoint:
+    """Where one server is, read from its base URL: its roots and the user info it carried."""
+
     api_base: str
     """The versioned API root, e.g. ``http://host/llm/v1`` (no trailing slash, no user info)."""
     server_root: str

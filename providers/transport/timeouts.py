@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httpx
 
 from providers.abstractions.errors import ConfigurationError, ProviderTimeoutError, TimeoutPhase
+from providers.abstractions.records import value_class
 from providers.transport.wake_ups import WakeUp, wake_ups
 
 __all__ = ["OutputProgress", "Timeouts", "Watchdog", "budget_error"]
@@ -31,7 +31,7 @@ class OutputProgress(Protocol):
     def has_token(self) -> bool: ...
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Timeouts:
     """Per-request time budgets in seconds; ``None`` switches one off.
 

@@ -1,4 +1,4 @@
-"""The library's value types are plain ``@dataclass(slots=True)`` classes: one idiom.
+"""Every value type of the library is made by ``value_class`` (``abstractions/records.py``).
 
 Each public value type is a real slotted dataclass, frozen exactly where it should be, so
 ``dataclasses.fields``, ``replace``, ``asdict``, ``copy`` and ``pickle`` work on every one of them
@@ -255,9 +255,10 @@ def test_a_password_never_reaches_the_repr() -> None:
 
 @pytest.mark.parametrize(("cls", "frozen"), VALUE_TYPES, ids=lambda v: getattr(v, "__name__", ""))
 def test_the_init_is_the_generated_one(cls: type[Any], frozen: bool) -> None:
-    """No value type writes its ``__init__`` out (``@dataclass`` keeps one written in the class
-    body): the generated one is as quick to call, and the parameters stay the fields."""
-    assert cls.__init__.__code__.co_filename == "<string>"  # (where dataclasses compiles it)
+    """No value type writes its ``__init__`` out (``value_class`` keeps one written in the class
+    body, as ``dataclass`` does): the compiled one is as quick to call, and its parameters are the
+    fields."""
+    assert cls.__init__.__code__.co_filename == "<string>"  # (compiled from generated source)
     parameters = list(inspect.signature(cls).parameters)
     taken = [f for f in fields(cls) if f.init]
     assert parameters == [f.name for f in taken if not f.kw_only] + [

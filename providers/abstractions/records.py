@@ -56,8 +56,15 @@ def value_class(
 
 def _make(cls: _C, frozen: bool, kw_only: bool) -> _C:
     body = dict(cls.__dict__)
+    # A dataclass is frozen exactly when its dataclass bases are. ``dataclass`` told ``frozen``
+    # would compile its own ``__setattr__`` and ``__delattr__``: told only where a base is (it
+    # checks the bases' flag, which ``_make`` sets below).
+    made_bases = [vars(base) for base in cls.__mro__[1:] if "__dataclass_params__" in vars(base)]
+    bases = [params["__dataclass_params__"].frozen for params in made_bases]
+    if any(base != frozen for base in bases):
+        raise TypeError(f"{cls.__name__}: frozen={frozen}, unlike its dataclass bases")
     made: Any = dataclasses.dataclass(
-        cls, init=False, repr=False, eq=False, slots=True, kw_only=kw_only
+        cls, init=False, repr=False, eq=False, slots=True, kw_only=kw_only, frozen=any(bases)
     )
     specs = dataclasses.fields(made)
     methods: dict[str, Any] = {

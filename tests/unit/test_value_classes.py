@@ -17,7 +17,7 @@ import importlib
 import inspect
 import pickle
 import pkgutil
-from dataclasses import FrozenInstanceError, fields
+from dataclasses import FrozenInstanceError, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from providers.abstractions.contents import TextContent
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole, OpenValue
 from providers.abstractions.options import ChatResponseFormat, ChatToolMode, ToolDeclaration
+from providers.abstractions.records import value_class
 from providers.abstractions.response_update import ChatResponseUpdate
 from providers.abstractions.usage import UsageDetails
 from providers.transport.endpoint import Endpoint
@@ -67,10 +68,18 @@ FROZEN = {
 OWN_EQUALITY: set[type[Any]] = {ChatResponseUpdate, OpenValue}
 """The classes that may define ``__eq__`` without being dataclasses (the module docstring)."""
 
+PLAIN_DATACLASSES = {"providers.integrations.pydantic_ai._model._Stream"}
+"""Dataclasses ``value_class`` does not make: ``_Stream`` extends pydantic-ai's own (unslotted)
+dataclass ``StreamedResponse``, so it is whatever that base is."""
+
 
 def _named(table: dict[str, str]) -> list[type[Any]]:
     module_names = ((importlib.import_module(m), names.split()) for m, names in table.items())
     return [getattr(module, name) for module, names in module_names for name in names]
+
+
+def _id(value: Any) -> str:
+    return value.__name__ if isinstance(value, type) else ("frozen" if value else "mutable")
 
 
 VALUE_TYPES = [(cls, False) for cls in _named(MUTABLE)] + [(cls, True) for cls in _named(FROZEN)]
@@ -106,6 +115,17 @@ def test_no_class_writes_its_own_equality_outside_dataclasses() -> None:
         if _ours(cls.__dict__.get("__eq__")) and not dataclasses.is_dataclass(cls)
     }
     assert written == OWN_EQUALITY
+
+
+def test_every_dataclass_of_the_library_is_a_value_class() -> None:
+    """One idiom: a value type is declared with ``value_class``, whose ``__eq__`` is its own."""
+    shared = value_class(type("Probe", (), {"__doc__": "-"})).__eq__.__code__
+    plain = {
+        f"{cls.__module__}.{cls.__qualname__}"
+        for cls in _every_class()
+        if dataclasses.is_dataclass(cls) and cls.__eq__.__code__ is not shared
+    }
+    assert plain == PLAIN_DATACLASSES
 
 
 def _ours(method: Any) -> bool:
@@ -166,7 +186,7 @@ def _example(cls: type[Any]) -> Any:
     )
 
 
-@pytest.mark.parametrize(("cls", "frozen"), VALUE_TYPES, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(("cls", "frozen"), VALUE_TYPES, ids=_id)
 def test_each_value_type_is_a_slotted_dataclass_frozen_where_it_should_be(
     cls: type[Any], frozen: bool
 ) -> None:
@@ -196,7 +216,7 @@ def _unhashable_field(value: Any) -> bool:
     return False
 
 
-@pytest.mark.parametrize(("cls", "frozen"), VALUE_TYPES, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(("cls", "frozen"), VALUE_TYPES, ids=_id)
 def test_fields_replace_asdict_copy_and_pickle_work(cls: type[Any], frozen: bool) -> None:
     value = _example(cls)
     assert value == _example(cls)
@@ -253,7 +273,7 @@ def test_a_password_never_reaches_the_repr() -> None:
     assert "hunter2" not in str(dataclasses.replace(endpoint, api_base="http://h/v1"))
 
 
-@pytest.mark.parametrize(("cls", "frozen"), VALUE_TYPES, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(("cls", "frozen"), VALUE_TYPES, ids=_id)
 def test_the_init_is_the_generated_one(cls: type[Any], frozen: bool) -> None:
     """No value type writes its ``__init__`` out (``value_class`` keeps one written in the class
     body, as ``dataclass`` does): the compiled one is as quick to call, and its parameters are the
@@ -264,3 +284,112 @@ def test_the_init_is_the_generated_one(cls: type[Any], frozen: bool) -> None:
     assert parameters == [f.name for f in taken if not f.kw_only] + [
         f.name for f in taken if f.kw_only
     ]
+
+
+# --- value_class against the dataclass it stands for -------------------------------------------
+
+
+@value_class()
+class Flags:
+    """Every field option a value class may use."""
+
+    number: int
+    names: list[str] = field(default_factory=list)
+    derived: str = field(default="derived", init=False)
+    hidden: str = field(default="h", repr=False, kw_only=True)
+    ignored: int = field(default=0, compare=False)
+
+
+@value_class(frozen=True)
+class FrozenFlags:
+    """The frozen counterpart, hashed by the fields that take part."""
+
+    number: int
+    unhashed: str = field(default="x", hash=False)
+    later: tuple[str, ...] = field(default=(), kw_only=True)
+
+
+FLAGS = ("default", "default_factory", "init", "repr", "hash", "compare", "kw_only")
+
+
+def _twin(cls: Any) -> Any:
+    """The class ``@dataclass`` makes from the same fields and flags."""
+    specs = [(f.name, f.type, field(**{k: getattr(f, k) for k in FLAGS})) for f in fields(cls)]
+    namespace: dict[str, Any] = {"__qualname__": cls.__qualname__, "__module__": cls.__module__}
+    if hasattr(cls, "__post_init__"):
+        namespace["__post_init__"] = cls.__post_init__
+    frozen = cls.__dataclass_params__.frozen
+    return dataclasses.make_dataclass(
+        cls.__name__, specs, namespace=namespace, frozen=frozen, slots=True
+    )
+
+
+def _outcome(call: Any, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    try:
+        value = call(*args, **kwargs)
+    except Exception as exc:
+        return ("raises", type(exc), str(exc))
+    return ("returns", repr(value))
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [Flags, FrozenFlags, *(cls for cls, _ in VALUE_TYPES)],
+    ids=lambda cls: cls.__qualname__,
+)
+def test_signature_repr_equality_and_bad_calls_are_the_dataclass_ones(cls: Any) -> None:
+    twin = _twin(cls)
+    assert str(inspect.signature(cls)) == str(inspect.signature(twin))
+    assert cls.__match_args__ == twin.__match_args__
+    ours, theirs = _example(cls), _example(twin)
+    assert repr(ours) == repr(theirs)
+    assert _outcome(hash, ours)[0] == _outcome(hash, theirs)[0]
+    positional = [
+        p for p in inspect.signature(twin).parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD
+    ]
+    for args, kwargs in [
+        ((), {}),
+        ((), {"not_a_field": 1}),
+        (tuple(range(len(positional) + 1)), {}),
+    ]:
+        assert _outcome(cls, *args, **kwargs) == _outcome(twin, *args, **kwargs), (args, kwargs)
+
+
+def test_factories_run_per_instance_and_a_field_out_of_init_gets_its_default() -> None:
+    first, second = Flags(1), Flags(1)
+    assert first.names == [] and first.names is not second.names
+    assert first.derived == "derived"
+    assert first == Flags(1, ignored=5)  # (not compared)
+    assert hash(FrozenFlags(1, "a")) == hash(FrozenFlags(1, "b"))  # (not hashed)
+
+
+def test_frozenness_follows_the_bases_as_in_dataclass() -> None:
+    @value_class(frozen=True)
+    class Child(FrozenFlags):
+        """Frozen like its base."""
+
+        extra: int = 0
+
+    child = Child(1, extra=2)
+    assert child.extra == 2
+    with pytest.raises(FrozenInstanceError):
+        child.extra = 3  # type: ignore[misc]
+    with pytest.raises(TypeError, match="unlike its dataclass bases"):
+
+        @value_class()
+        class Thawed(FrozenFlags):
+            """Not frozen, over a frozen base."""
+
+
+def test_methods_written_in_the_class_are_kept() -> None:
+    @value_class(frozen=True)
+    class OwnHash:
+        """Hashes to a constant."""
+
+        number: int
+
+        def __hash__(self) -> int:
+            return 42
+
+    assert hash(OwnHash(1)) == 42
+    assert OwnHash(1) == OwnHash(1)

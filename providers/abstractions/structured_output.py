@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import ValidationError
@@ -39,6 +38,7 @@ from providers.abstractions._type_schema import WRAPPER_KEY, TypePlan, name_of, 
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.errors import StructuredOutputError
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
+from providers.abstractions.records import value_class
 
 if TYPE_CHECKING:
     from providers.abstractions.chat_client import ChatClient, ChatInput
@@ -54,7 +54,7 @@ __all__ = [
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class StructuredResponse(Generic[T]):
     """What ``get_response_as`` returns: the validated ``value`` and the whole ``response``.
 

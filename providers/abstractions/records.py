@@ -59,8 +59,10 @@ def _make(cls: _C, frozen: bool, kw_only: bool) -> _C:
     # A dataclass is frozen exactly when its dataclass bases are. ``dataclass`` told ``frozen``
     # would compile its own ``__setattr__`` and ``__delattr__``: told only where a base is (it
     # checks the bases' flag, which ``_make`` sets below).
-    made_bases = [vars(base) for base in cls.__mro__[1:] if "__dataclass_params__" in vars(base)]
-    bases = [params["__dataclass_params__"].frozen for params in made_bases]
+    spaces = [vars(base) for base in cls.__mro__[1:]]
+    bases = [
+        space["__dataclass_params__"].frozen for space in spaces if "__dataclass_params__" in space
+    ]
     if any(base != frozen for base in bases):
         raise TypeError(f"{cls.__name__}: frozen={frozen}, unlike its dataclass bases")
     made: Any = dataclasses.dataclass(

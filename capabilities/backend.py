@@ -9,14 +9,13 @@ plain strings because that module cannot import this package; they are ``Source`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from providers.abstractions.records import value_class
 from providers.backends import PROFILES, Backend, BackendProfile
 
 __all__ = ["TRAITS", "Backend", "BackendTraits", "traits_for"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class BackendTraits:
     name: str
 

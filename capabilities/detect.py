@@ -25,7 +25,6 @@ nothing matched; ``openai`` is recognised by its host alone
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -42,6 +41,7 @@ from capabilities.probes import (
     run_probe,
 )
 from providers.abstractions.logs import get_logger
+from providers.abstractions.records import value_class
 from providers.transport.endpoint import Endpoint
 
 __all__ = ["DetectedBackend", "backend_version", "detect_backend", "detect_with"]
@@ -63,7 +63,7 @@ _OPENAI_HOSTS = ("api.openai.com",)
 _VERSION_PROBES = (Source.PROPS, Source.VERSION, Source.SERVER_INFO, Source.API_VERSION)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class DetectedBackend:
     backend: str
     """A ``Backend`` constant (or ``generic``)."""

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from capabilities.models import Modality
+from providers.abstractions.records import value_class
 
 __all__ = ["FAMILIES", "FamilyRow", "family_for"]
 
@@ -37,7 +37,7 @@ _TEXT = (Modality.TEXT,)
 _TEXT_IMAGE = (Modality.TEXT, Modality.IMAGE)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class FamilyRow:
     family: str
     pattern: re.Pattern[str]

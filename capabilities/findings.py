@@ -10,12 +10,12 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from capabilities.models import Modality
+from providers.abstractions.records import value_class
 
 __all__ = [
     "Findings",
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Findings:
     """What one probe said about the model; ``None`` everywhere it said nothing."""
 
@@ -58,7 +58,7 @@ class Findings:
     """llama.cpp router (multi-model) ``/props``: describes the router, not a model."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ModelsListing:
     """``/v1/models``: the served ids, who owns them, and the matched entry's findings."""
 

@@ -14,7 +14,6 @@ Pure: values in, values out. An override larger than what the server reports is 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 from capabilities.family_table import FamilyRow
@@ -26,6 +25,7 @@ from capabilities.models import (
     Source,
 )
 from capabilities.payloads import Findings
+from providers.abstractions.records import value_class
 
 __all__ = ["PROBE_ORDER", "Conflict", "merge_capabilities"]
 
@@ -42,7 +42,7 @@ PROBE_ORDER: tuple[str, ...] = (
 """Probe precedence, most specific first. Probes not listed come after, in the order asked."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Conflict:
     """An override above what the server reports."""
 
@@ -94,7 +94,7 @@ def _layer_optional(
     return Resolved(None, Source.DEFAULT)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class _Sizes:
     """The probed numbers, read both by their fields and by the override check."""
 

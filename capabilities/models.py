@@ -13,10 +13,12 @@ outside input.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any, Final, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PositiveInt, field_validator, model_validator
+
+from providers.abstractions.records import value_class
 
 __all__ = ["CapabilityOverrides", "Modality", "ModelCapabilities", "Resolved", "Source"]
 
@@ -93,7 +95,7 @@ class Modality:
         return (*known, *sorted(seen.difference(Modality.ORDER)))
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Resolved(Generic[T]):
     """One resolved value and the layer that supplied it."""
 
@@ -105,7 +107,7 @@ class Resolved(Generic[T]):
         return {"value": value, "source": self.source}
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ModelCapabilities:
     """What one model on one server can do, each field with its provenance.
 

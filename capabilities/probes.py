@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -32,6 +31,7 @@ from capabilities.models import Source
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.logs import get_logger
+from providers.abstractions.records import value_class
 from providers.transport.bodies import read_prefix
 from providers.transport.endpoint import Endpoint
 from providers.transport.json_guard import loads_within
@@ -61,7 +61,7 @@ def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
     return url.scheme, url.host, url.port
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ProbeResponse:
     """An HTTP answer, whatever its status: a 404 with ``Server: llama.cpp`` still identifies
     the backend."""
@@ -179,7 +179,7 @@ def _text(response: httpx.Response, content: bytes) -> str:
         return content.decode("utf-8", "replace")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ProbeSpec:
     """Where a named probe lives under the server root, and how to ask it."""
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import httpx
 
 from capabilities import events
 from providers.abstractions.errors import BackendUnavailableError, ProviderError
 from providers.abstractions.logs import get_logger
+from providers.abstractions.records import value_class
 from providers.transport.bodies import read_prefix
 from providers.transport.endpoint import Endpoint
 from providers.transport.error_bodies import parse_error_body
@@ -37,7 +37,7 @@ _NOT_READY = frozenset({502, 503, 504})
 of a backend that is not listening yet."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Readiness:
     waited_seconds: float
     attempts: int

@@ -70,6 +70,8 @@ JsonSchemaField = Literal["response_format", "json_schema", "structured_outputs"
 
 @value_class(frozen=True)
 class BackendProfile:
+    """One backend's row of ``PROFILES``: see the module docstring."""
+
     name: str
     """The backend this row describes; also the ``backend`` recorded on errors and timings."""
 

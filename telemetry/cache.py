@@ -11,10 +11,10 @@ columns (``prompt_ms_server`` vs ``ttft_ms_client``) instead of one column meani
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from providers.abstractions.chat_response import ChatResponse
+from providers.abstractions.records import value_class
 from telemetry.cache_hint import CacheReportHint
 from telemetry.extractors import TimingsExtractor, extractor_for
 from telemetry.measurement import Measurement
@@ -40,7 +40,7 @@ def _client(value: float | None, unit: str) -> Measurement | None:
     return None if value is None else Measurement(value, unit, CLIENT_MEASURED)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class CacheTurn:
     """One row. Token counts are the server's (``usage``/``timings``); ``uncached`` is derived
     from two server values and keeps their source."""

@@ -34,7 +34,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.contents import UsageDetails
-from providers.abstractions.records import FrozenRecord
+from providers.abstractions.records import value_class
 from providers.abstractions.usage import parse_usage
 from providers.backends import Backend, BackendProfile, TimingsKind, profile_for
 from telemetry.timings import ServerTimings
@@ -125,22 +125,15 @@ def read_report(
     )
 
 
-class BackendTimingsExtractor(FrozenRecord):
+@value_class(frozen=True)
+class BackendTimingsExtractor:
     """Reads ``usage`` and, with ``read_timings``, a llama.cpp-style ``timings`` object (the
     object first, ``usage`` for what it lacks); ``cache_flag`` is the server flag to name when no
     cached-token count came. ``backend`` labels the result."""
 
-    __slots__ = ("backend", "cache_flag", "read_timings")
     backend: str
-    read_timings: bool
-    cache_flag: str | None
-
-    def __init__(
-        self, backend: str, read_timings: bool = True, cache_flag: str | None = None
-    ) -> None:
-        object.__setattr__(self, "backend", backend)
-        object.__setattr__(self, "read_timings", read_timings)
-        object.__setattr__(self, "cache_flag", cache_flag)
+    read_timings: bool = True
+    cache_flag: str | None = None
 
     @classmethod
     def for_kind(cls, kind: TimingsKind, backend: str | None = None) -> BackendTimingsExtractor:

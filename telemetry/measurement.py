@@ -7,8 +7,9 @@ Apart from ``telemetry.timings``, which re-exports it, because it is a frozen da
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from providers.abstractions.records import value_class
 
 if TYPE_CHECKING:
     from telemetry.timings import Source
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["Measurement"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Measurement:
     """One number, its unit and where it came from."""
 

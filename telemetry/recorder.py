@@ -21,7 +21,7 @@ from providers.abstractions.contents import (
     UsageDetails,
 )
 from providers.abstractions.properties import RETRY_ATTEMPTS, TRANSPORT_TIMESTAMPS
-from providers.abstractions.records import FrozenRecord
+from providers.abstractions.records import value_class
 from telemetry.extractors import TimingsExtractor
 from telemetry.timings import ClientTimings, RequestTimings
 
@@ -44,63 +44,21 @@ RequestStatus = Literal["ok", "error", "cancelled"]
 """``cancelled``: the caller stopped consuming the stream early, or the task was cancelled."""
 
 
-class RequestRecord(FrozenRecord):
-    """What one request did; observers and the log event are built from it. (A record, not a
-    dataclass: ``providers.abstractions.records``.)"""
+@value_class(frozen=True)
+class RequestRecord:
+    """What one request did; observers and the log event are built from it."""
 
-    __slots__ = (
-        "backend",
-        "error",
-        "finish_reasons",
-        "request_model",
-        "response_id",
-        "response_model",
-        "retry_attempts",
-        "status",
-        "streamed",
-        "timings",
-        "usage",
-    )
     status: RequestStatus
     backend: str
     streamed: bool
     timings: RequestTimings
-    request_model: str | None
-    response_model: str | None
-    response_id: str | None
-    finish_reasons: tuple[str, ...]
-    usage: UsageDetails | None
-    retry_attempts: int | None
-    error: BaseException | None
-
-    def __init__(  # noqa: PLR0917 - positional, as the dataclass it replaces took them
-        self,
-        status: RequestStatus,
-        backend: str,
-        streamed: bool,
-        timings: RequestTimings,
-        request_model: str | None = None,
-        response_model: str | None = None,
-        response_id: str | None = None,
-        finish_reasons: tuple[str, ...] = (),
-        usage: UsageDetails | None = None,
-        retry_attempts: int | None = None,
-        error: BaseException | None = None,
-    ) -> None:
-        for name, value in (
-            ("status", status),
-            ("backend", backend),
-            ("streamed", streamed),
-            ("timings", timings),
-            ("request_model", request_model),
-            ("response_model", response_model),
-            ("response_id", response_id),
-            ("finish_reasons", finish_reasons),
-            ("usage", usage),
-            ("retry_attempts", retry_attempts),
-            ("error", error),
-        ):
-            object.__setattr__(self, name, value)
+    request_model: str | None = None
+    response_model: str | None = None
+    response_id: str | None = None
+    finish_reasons: tuple[str, ...] = ()
+    usage: UsageDetails | None = None
+    retry_attempts: int | None = None
+    error: BaseException | None = None
 
 
 class RequestRecorder:

@@ -14,10 +14,10 @@ Values are floats as the server sent them: no scaling to integers, no truncation
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.records import FrozenRecord
+from providers.abstractions.records import value_class
 from providers.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
@@ -44,7 +44,8 @@ REQUEST_TIMINGS: Final = "request_timings"
 update of a stream. Not ``"timings"``: that key already holds llama.cpp's raw object."""
 
 
-class ServerTimings(FrozenRecord):
+@value_class(frozen=True)
+class ServerTimings:
     """Everything the server reported about one request; all values are ``server_reported``.
 
     ``None`` means "not reported", never zero: vLLM without ``--enable-prompt-tokens-details``
@@ -55,61 +56,24 @@ class ServerTimings(FrozenRecord):
 
     source: ClassVar[Source] = SERVER_REPORTED
 
-    __slots__ = (
-        "backend",
-        "cached_input_tokens",
-        "draft_n",
-        "draft_n_accepted",
-        "input_tokens",
-        "missing_cache_flag",
-        "output_tokens",
-        "predicted_ms",
-        "predicted_n",
-        "predicted_per_second",
-        "predicted_per_token_ms",
-        "prompt_ms",
-        "prompt_n",
-        "prompt_per_second",
-        "prompt_per_token_ms",
-        "reasoning_tokens",
-    )
     backend: str
-    input_tokens: int | None
-    output_tokens: int | None
-    cached_input_tokens: int | None
-    reasoning_tokens: int | None
-    prompt_n: int | None  # llama.cpp: prompt tokens evaluated, i.e. *not* served from the cache
-    prompt_ms: float | None
-    prompt_per_token_ms: float | None
-    prompt_per_second: float | None
-    predicted_n: int | None
-    predicted_ms: float | None
-    predicted_per_token_ms: float | None
-    predicted_per_second: float | None
-    draft_n: int | None  # speculative decoding: tokens drafted (llama.cpp, with a draft model)
-    draft_n_accepted: int | None
-    missing_cache_flag: str | None
-
-    def __init__(  # noqa: PLR0917 - the dataclass's fields, as it took them
-        self,
-        backend: str,
-        input_tokens: int | None = None,
-        output_tokens: int | None = None,
-        cached_input_tokens: int | None = None,
-        reasoning_tokens: int | None = None,
-        prompt_n: int | None = None,
-        prompt_ms: float | None = None,
-        prompt_per_token_ms: float | None = None,
-        prompt_per_second: float | None = None,
-        predicted_n: int | None = None,
-        predicted_ms: float | None = None,
-        predicted_per_token_ms: float | None = None,
-        predicted_per_second: float | None = None,
-        draft_n: int | None = None,
-        draft_n_accepted: int | None = None,
-        missing_cache_flag: str | None = None,
-    ) -> None:
-        _set_fields(self, locals())
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    # llama.cpp: prompt tokens evaluated, i.e. *not* served from the cache
+    prompt_n: int | None = None
+    prompt_ms: float | None = None
+    prompt_per_token_ms: float | None = None
+    prompt_per_second: float | None = None
+    predicted_n: int | None = None
+    predicted_ms: float | None = None
+    predicted_per_token_ms: float | None = None
+    predicted_per_second: float | None = None
+    # speculative decoding: tokens drafted (llama.cpp, with a draft model)
+    draft_n: int | None = None
+    draft_n_accepted: int | None = None
+    missing_cache_flag: str | None = None
 
     @property
     def uncached_input_tokens(self) -> int | None:
@@ -152,19 +116,14 @@ _SERVER_FIELDS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _set_fields(record: FrozenRecord, values: dict[str, Any]) -> None:
-    """A frozen record's ``__init__``: each field from the arguments (``locals()``)."""
-    for name in record._names():
-        object.__setattr__(record, name, values[name])
-
-
 def _ms(start: float | None, end: float | None) -> float | None:
     if start is None or end is None:
         return None
     return (end - start) * 1000.0
 
 
-class ClientTimings(FrozenRecord):
+@value_class(frozen=True)
+class ClientTimings:
     """Instants on the client's monotonic clock (``time.monotonic()`` seconds); all derived
     values are ``client_measured``.
 
@@ -178,37 +137,14 @@ class ClientTimings(FrozenRecord):
 
     source: ClassVar[Source] = CLIENT_MEASURED
 
-    __slots__ = (
-        "end",
-        "first_byte",
-        "first_token",
-        "last_token",
-        "request_sent",
-        "response_headers",
-        "started",
-        "substantive_updates",
-    )
     started: float
     request_sent: float
     end: float
-    response_headers: float | None
-    first_byte: float | None
-    first_token: float | None
-    last_token: float | None
-    substantive_updates: int
-
-    def __init__(  # noqa: PLR0917 - the dataclass's fields, as it took them
-        self,
-        started: float,
-        request_sent: float,
-        end: float,
-        response_headers: float | None = None,
-        first_byte: float | None = None,
-        first_token: float | None = None,
-        last_token: float | None = None,
-        substantive_updates: int = 0,
-    ) -> None:
-        _set_fields(self, locals())
+    response_headers: float | None = None
+    first_byte: float | None = None
+    first_token: float | None = None
+    last_token: float | None = None
+    substantive_updates: int = 0
 
     @property
     def time_to_headers_ms(self) -> float | None:
@@ -245,23 +181,14 @@ class ClientTimings(FrozenRecord):
         return generation / (self.substantive_updates - 1)
 
 
-class RequestTimings(FrozenRecord):
+@value_class(frozen=True)
+class RequestTimings:
     """Client wall clock and server report for one request, kept apart."""
 
-    __slots__ = ("backend", "client", "server", "streamed")
     backend: str
     streamed: bool
     client: ClientTimings
-    server: ServerTimings | None
-
-    def __init__(
-        self,
-        backend: str,
-        streamed: bool,
-        client: ClientTimings,
-        server: ServerTimings | None = None,
-    ) -> None:
-        _set_fields(self, locals())
+    server: ServerTimings | None = None
 
     @property
     def output_tokens_per_second_client(self) -> float | None:

@@ -30,10 +30,11 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from providers.abstractions.options import ToolDeclaration
+from providers.abstractions.records import value_class
 
 if TYPE_CHECKING:
     from providers.abstractions.signature import ArgumentsBinding
@@ -51,7 +52,7 @@ _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """The tool names OpenAI's API accepts; a name outside it (``<lambda>``) is refused early."""
 
 
-@dataclass(slots=True, frozen=True)
+@value_class(frozen=True)
 class AIFunction(ToolDeclaration):
     """A declaration that can also run. Subclass it and override ``invoke`` for a tool whose
     schema is written by hand; ``from_callable`` covers the common case."""
@@ -90,7 +91,7 @@ class AIFunction(ToolDeclaration):
         )
 
 
-@dataclass(slots=True, frozen=True)
+@value_class(frozen=True)
 class _CallableFunction(AIFunction):
     """What ``from_callable`` makes: the callable and the binding that checks its arguments."""
 

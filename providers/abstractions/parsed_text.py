@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from providers.abstractions.contents import (
     AIContent,
@@ -10,11 +10,12 @@ from providers.abstractions.contents import (
     TextContent,
     TextReasoningContent,
 )
+from providers.abstractions.records import value_class
 
 __all__ = ["ParsedText"]
 
 
-@dataclass(slots=True)
+@value_class()
 class ParsedText:
     """The parts of a text, in the order they appeared.
 

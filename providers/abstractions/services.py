@@ -9,15 +9,16 @@ passes the question inward. ``None`` means nothing in the stack offers it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from providers.abstractions.records import value_class
 
 __all__ = ["ChatClientMetadata", "capabilities_of", "service_of"]
 
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ChatClientMetadata:
     """What a framework may ask about the backend behind a client (MEAI's
     ``ChatClientMetadata``): the server software, the API root (never with user info), and the

@@ -17,17 +17,18 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Annotated, Any, get_origin
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from providers.abstractions.records import value_class
+
 __all__ = ["ArgumentsBinding", "describe_docstring", "jsonable"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class _Parameter:
     name: str
     field: str

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import ValidationError
@@ -56,6 +55,7 @@ from providers.abstractions.errors import StructuredOutputError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
+from providers.abstractions.records import value_class
 from providers.abstractions.type_schema import WRAPPER_KEY, TypePlan, name_of, plan_for
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ __all__ = [
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class StructuredResponse(Generic[T]):
     """What ``get_response_as`` returns: the validated ``value`` and the whole ``response``.
 

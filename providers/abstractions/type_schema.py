@@ -11,13 +11,13 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, PydanticUserError, TypeAdapter, create_model
 
 from providers.abstractions.errors import ConfigurationError
+from providers.abstractions.records import value_class
 
 __all__ = ["WRAPPER_KEY", "TypePlan", "name_of", "plan_for"]
 
@@ -25,7 +25,7 @@ WRAPPER_KEY = "data"
 """The one property a non-object value is wrapped in (MEAI uses the same name)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class TypePlan:
     """How one type is asked for (``schema``, ``name``, ``description``, ``strict``: the
     ``json_schema`` format's fields) and read back (``adapter``, unwrapping when ``wrapped``)."""

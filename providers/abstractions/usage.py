@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from providers.abstractions.records import FrozenRecord, value_class
+from providers.abstractions.records import value_class
 
 __all__ = [
     "CHAT_USAGE",
@@ -47,22 +47,6 @@ class UsageDetails:
     cached_input_token_count: int | None = None
     reasoning_token_count: int | None = None
     additional_counts: dict[str, int] | None = None
-
-    def __init__(  # noqa: PLR0917 - the dataclass's parameters (see TextContent)
-        self,
-        input_token_count: int | None = None,
-        output_token_count: int | None = None,
-        total_token_count: int | None = None,
-        cached_input_token_count: int | None = None,
-        reasoning_token_count: int | None = None,
-        additional_counts: dict[str, int] | None = None,
-    ) -> None:  # written out: made per usage report, as the contents above TextContent say
-        self.input_token_count = input_token_count
-        self.output_token_count = output_token_count
-        self.total_token_count = total_token_count
-        self.cached_input_token_count = cached_input_token_count
-        self.reasoning_token_count = reasoning_token_count
-        self.additional_counts = additional_counts
 
     def updated_with(self, newer: UsageDetails) -> UsageDetails:
         """Fields of ``newer`` win where it reports them.
@@ -125,32 +109,16 @@ def _combined(
     )
 
 
-class UsageNames(FrozenRecord):
+@value_class(frozen=True, kw_only=True)
+class UsageNames:
     """Where one endpoint family puts each count; a path is a tuple of keys. ``reasoning`` is
-    tried in order, and the first integer found wins. (A record: ``records``.)"""
+    tried in order, and the first integer found wins."""
 
-    __slots__ = ("cached", "completion", "prompt", "reasoning", "total")
     prompt: str
     completion: str
     total: str
     cached: tuple[str, str]
     reasoning: tuple[tuple[str, ...], ...]
-
-    def __init__(
-        self,
-        *,
-        prompt: str,
-        completion: str,
-        total: str,
-        cached: tuple[str, str],
-        reasoning: tuple[tuple[str, ...], ...],
-    ) -> None:
-        setattr_ = object.__setattr__
-        setattr_(self, "prompt", prompt)
-        setattr_(self, "completion", completion)
-        setattr_(self, "total", total)
-        setattr_(self, "cached", cached)
-        setattr_(self, "reasoning", reasoning)
 
     @property
     def mapped(self) -> frozenset[str]:

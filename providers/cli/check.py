@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 
 from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ProviderError
+from providers.abstractions.records import value_class
 from providers.cli.arguments import EXIT_BACKEND, EXIT_OK
 from providers.cli.check_battery import BATTERY, Check
 from providers.cli.output import json_text, terminal_safe
@@ -22,7 +22,7 @@ from providers.cli.target import Target, closing, target_from
 __all__ = ["check"]
 
 
-@dataclass(slots=True)
+@value_class()
 class _CheckResult:
     name: str
     outcome: str

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.records import value_class
 from providers.chat_completions.client import OpenAiCompatibleChatClient
 from providers.cli.output import terminal_safe
 from providers.layers.text_recovery import TextRecoveryChatClient
@@ -39,7 +39,7 @@ DEMO_SCENARIOS: dict[str, dict[str, str]] = {
 }
 
 
-@dataclass(slots=True)
+@value_class()
 class DemoRow:
     backend: str
     wire: dict[str, str]

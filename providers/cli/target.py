@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from capabilities.models import CapabilityOverrides
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ConfigurationError
+from providers.abstractions.records import value_class
 from providers.chat_completions.http_client_base import url_for_errors
 from providers.cli.flags import extra_body_flag
 from providers.config import (
@@ -35,7 +36,7 @@ from providers.transport.stale_connections import new_http_client
 __all__ = ["Target", "closing", "target_from"]
 
 
-@dataclass(slots=True)
+@value_class()
 class Target:
     """One backend as the command line or the configuration described it."""
 

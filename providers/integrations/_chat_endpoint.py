@@ -23,7 +23,6 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from providers.abstractions.chat_client import ChatClient
@@ -52,6 +51,7 @@ from providers.abstractions.properties import (
     RETRY_ATTEMPTS,
     TRANSPORT_TIMESTAMPS,
 )
+from providers.abstractions.records import value_class
 from providers.abstractions.services import ChatClientMetadata, service_of
 from providers.abstractions.usage import UsageDetails
 from providers.layers.retry import RetryingChatClient
@@ -74,7 +74,7 @@ _OURS = frozenset(
 said: an OpenAI answer does not carry them."""
 
 
-@dataclass(slots=True)
+@value_class()
 class EndpointAnswer:
     """An HTTP answer: ``body`` is whole bytes, or an event stream to pull (and close)."""
 
@@ -212,7 +212,7 @@ class ChatCompletionsEndpoint:
         return EndpointAnswer(status, headers, json.dumps(error_envelope(error, status)).encode())
 
 
-@dataclass(slots=True)
+@value_class()
 class _Defaults:
     """What OpenAI always sends and a backend may not have: an id, a time, a model name."""
 

@@ -37,7 +37,7 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Final
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
@@ -47,6 +47,7 @@ from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.records import value_class
 from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of, updates_of
 from providers.transport.response_headers import ResponseHeadersWatch
 
@@ -73,7 +74,7 @@ _SENDABLE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 _MAX_GIVEN_ID = 256
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class SessionAffinity:
     """How a backend's router is told which conversation a request belongs to (the module
     docstring has the modes and the key). ``header`` is required by ``header`` mode, optional

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ import httpx
 
 from capabilities.detect import detect_backend
 from providers.abstractions.errors import InvalidResponseError, ProviderConnectionError
+from providers.abstractions.records import value_class
 from providers.replay.transcripts import replay_bytes
 from providers.transport.endpoint import Endpoint
 from providers.transport.stale_connections import new_http_client
@@ -53,7 +53,7 @@ RECORD_TIMEOUT = httpx.Timeout(600.0, connect=10.0)
 """A recording waits for the whole answer, however slow the model: the exchange is the point."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Exchange:
     """One request and the answer to it, the body exactly as received."""
 
@@ -77,7 +77,7 @@ class Exchange:
         return self.is_event_stream
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ServerIdentity:
     backend: str
     """A ``capabilities.Backend`` name (``generic`` when nothing identified it)."""
@@ -92,7 +92,7 @@ class ServerIdentity:
         return f"{self.backend} {self.version or ''}".strip()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Recording:
     exchange: Exchange
     identity: ServerIdentity

@@ -12,13 +12,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import TracebackType
+
+from providers.abstractions.records import value_class
 
 __all__ = ["RecordedReply", "ReplayServer", "whole"]
 
 
-@dataclass(slots=True)
+@value_class()
 class RecordedReply:
     status: int
     body: bytes
@@ -27,7 +29,7 @@ class RecordedReply:
     """Close the connection without the final chunk: a server dying mid-stream."""
 
 
-@dataclass(slots=True)
+@value_class()
 class ReceivedRequest:
     method: str
     path: str

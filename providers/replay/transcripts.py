@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.errors import ContextLengthExceededError, ProviderError
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.records import value_class
 from providers.chat_completions.client import OpenAiCompatibleChatClient
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 from providers.responses import OpenAiCompatibleResponsesClient
@@ -38,7 +38,7 @@ def default_root() -> Path:
     return Path(__file__).resolve().parents[2] / "transcripts"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class Transcript:
     backend: str
     scenario: str

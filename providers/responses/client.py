@@ -18,7 +18,6 @@ used (neither vLLM nor SGLang has it); stored-response operations (``retrieve``,
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -31,6 +30,7 @@ from providers.abstractions.limits import Limits
 from providers.abstractions.logs import get_logger
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.records import value_class
 from providers.abstractions.update_runs import response_updates
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
@@ -66,7 +66,7 @@ _PROBE_OUTPUT_TOKENS = 3
 and refuses a limit that leaves less than 0, so 1 would be a 400; 3 generates one token."""
 
 
-@dataclass(slots=True)
+@value_class()
 class _Prepared:
     body: dict[str, Any]
     history: list[Item]  # the whole conversation as items, whatever part of it is sent

@@ -7,14 +7,13 @@ event normaliser accepts every server's events whatever the row says.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from providers.abstractions.records import value_class
 from providers.backends import PROFILES, Backend, BackendProfile
 
 __all__ = ["RESPONSES_QUIRKS", "ResponsesQuirks", "responses_quirks_for"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class ResponsesQuirks:
     name: str
 

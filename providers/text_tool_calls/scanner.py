@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from providers.abstractions.contents import AIContent, TextContent
+from providers.abstractions.records import value_class
 from providers.text_tool_calls.fences import FenceTracker
 from providers.text_tool_calls.protocol import BlockTracker, Stop, ToolCallFormat
 
 __all__ = ["MarkerTable", "Scanner", "append_text"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class MarkerTable:
     """The start markers in force, which formats each may open, and how to find them."""
 

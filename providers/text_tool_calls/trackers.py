@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 
+from providers.abstractions.records import value_class
 from providers.text_tool_calls.protocol import Stop
 
 __all__ = ["EndMarkerTracker", "JsonBalance", "first_non_space"]
@@ -26,7 +26,7 @@ def first_non_space(text: str, pos: int) -> int:
     return -1 if match is None else match.start()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True)
 class _Ends:
     """Precompiled search data for one set of end and restart markers."""
 

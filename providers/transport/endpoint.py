@@ -60,6 +60,8 @@ def check_header(what: str, value: str) -> None:
 
 @value_class(frozen=True)
 class Endpoint:
+    """Where one server is, read from its base URL: its roots and the user info it carried."""
+
     api_base: str
     """The versioned API root, e.g. ``http://host/llm/v1`` (no trailing slash, no user info)."""
     server_root: str

@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from providers.abstractions.errors import ResponseTooLargeError
 from providers.abstractions.limits import DEFAULT_LIMITS
+from providers.abstractions.records import value_class
 from providers.transport.error_redaction import redact
 from providers.transport.json_guard import loads_within
 
@@ -27,7 +28,7 @@ __all__ = ["ErrorBody", "parse_error_body"]
 _EXCERPT = 300  # characters kept of a non-JSON body
 
 
-@dataclass(slots=True)
+@value_class()
 class ErrorBody:
     """The fields of an error body, whatever envelope carried them.
 

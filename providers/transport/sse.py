@@ -36,7 +36,7 @@ from itertools import islice
 
 from providers.abstractions.errors import ResponseTooLargeError
 from providers.abstractions.limits import DEFAULT_LIMITS
-from providers.abstractions.records import Record
+from providers.abstractions.records import value_class
 
 __all__ = ["ServerSentEvent", "SseDecoder"]
 
@@ -48,20 +48,15 @@ _WHOLE_EVENTS_MIN = 512  # bytes: shorter reads hold too few events to pay for t
 _CUT_WITHIN = 512  # bytes: a read with no cut this early holds big or many-line events
 
 
-class ServerSentEvent(Record):
-    """One dispatched event; ``event`` is ``"message"`` unless the server named it. A mutable
-    record (``records``): a frozen one costs four times as much to make, per event."""
+@value_class()
+class ServerSentEvent:
+    """One dispatched event; ``event`` is ``"message"`` unless the server named it. Mutable: a
+    frozen one costs about four times as much to make, per event."""
 
-    __slots__ = ("data", "event", "id", "retry")
-
-    def __init__(
-        self,
-        data: str,
-        event: str = "message",
-        id: str | None = None,  # noqa: A002 - the field's name, as the spec's
-        retry: int | None = None,
-    ) -> None:
-        self.data, self.event, self.id, self.retry = data, event, id, retry
+    data: str
+    event: str = "message"
+    id: str | None = None
+    retry: int | None = None
 
 
 class SseDecoder:

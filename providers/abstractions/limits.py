@@ -26,7 +26,9 @@ class Limits:
     """Bounds on what one request may make the client hold; every field is a count > 0."""
 
     max_event_bytes: int = 16 * _MiB
-    """One SSE line or event (``data:`` lines joined), before it is parsed."""
+    """One SSE line or event (``data:`` lines joined), before it is parsed. An event of several
+    lines also counts what holding each line costs (48 bytes a line after the first), so a
+    flood of empty ``data:`` lines is bounded in memory, not in payload alone."""
 
     max_body_bytes: int = 64 * _MiB
     """A whole non-streamed body (a completion, an error page, a probe's answer), after

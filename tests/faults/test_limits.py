@@ -34,6 +34,7 @@ from providers.layers.fallback import FallbackChatClient
 from providers.layers.retry import RetryingChatClient
 from providers.responses import OpenAiCompatibleResponsesClient
 from providers.transport.endpoint import Endpoint
+from providers.transport.sse import SseDecoder
 from tests.faults.helpers import DONE, FAST, HEL, PROMPT, ROLE, STOP, Waits, consume, seen_text
 from tests.faults.server import FaultServer, Reply, chunk, raw_answer, sse
 
@@ -127,6 +128,41 @@ async def test_an_event_of_many_lines_stops_at_max_event_bytes() -> None:
     assert peak < PEAK
 
 
+@pytest.mark.parametrize("line", [b"data:\n", b"data: x\n"], ids=["empty", "short"])
+def test_the_data_lines_of_an_event_count_what_holding_them_costs(line: bytes) -> None:
+    """Issue 32 item 10: an event of empty (or one-byte) ``data:`` lines that never ends. Each
+    line costs a list slot (and a bytes object), yet counted by its payload alone (0 or 1 byte,
+    and the LF) the decoder held 64 K lines under a 64 KiB bound, half a megabyte (ten million
+    lines grew the process by 78 MB under the default bound). Fed in socket-sized reads."""
+    limit = 64 * 1024
+    decoder = SseDecoder(limit)
+    read = line * (4096 // len(line))
+
+    def feed() -> ResponseTooLargeError | None:
+        for _ in range(1000):
+            try:
+                decoder.feed_bytes(read)
+            except ResponseTooLargeError as error:
+                return error
+        return None
+
+    error, peak = _peak_now(feed)
+    assert error is not None and error.limit == "max_event_bytes"
+    assert peak < 2 * limit, peak
+
+
+def _peak_now(call: Callable[[], _T]) -> tuple[_T, int]:
+    """``peak_of`` for a synchronous call."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        result = call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak
+
+
 # --- decompressed sizes ------------------------------------------------------------------------
 
 
@@ -211,21 +247,45 @@ async def test_readiness_reads_at_most_a_bounded_part_of_a_not_ready_answer(
 
 
 _EMPTY = sse(chunk({}))
+_PROGRESS = sse({**chunk({}), "prompt_progress": {"processed": 1}})
+
+
+def _held(layer: str, server: FaultServer) -> Callable[[OpenAiCompatibleChatClient], Any]:
+    def wrap(wire: OpenAiCompatibleChatClient) -> Any:
+        if layer == "retry":
+            return RetryingChatClient(wire, sleep=Waits(), limits=SMALL)
+        other = OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST)
+        return FallbackChatClient(wire, other, limits=SMALL, should_fall_back=lambda e: False)
+
+    return wrap
+
+
+@pytest.mark.parametrize("layer", ["retry", "fallback"])
+async def test_empty_chunks_before_the_first_token_are_not_held(layer: str) -> None:
+    """Issue 32 item 10: 5,000 empty chunks, fifty times ``max_held_updates``, then the answer.
+    Empty deltas carry nothing: they used to be held one by one until the limit failed the
+    stream and lost the answer that followed."""
+    empties = [Reply(pieces=[ROLE, *[_EMPTY] * 5000, HEL, STOP, DONE])]
+    async with FaultServer(empties) as server:
+        (updates, error), peak = await peak_of(
+            lambda: stream_of(server.base_url, _held(layer, server))
+        )
+    assert error is None, repr(error)
+    assert seen_text(updates) == "Hel"
+    assert len(updates) <= 4  # the role, one empty chunk for all, the text, the finish
+    assert server.attempts == 1
+    assert peak < PEAK
 
 
 @pytest.mark.parametrize("layer", ["retry", "fallback"])
 async def test_updates_held_before_the_first_token_stop_at_max_held_updates(layer: str) -> None:
-    """Empty chunks are not output: retry and failover hold them until the first token."""
-    empties = [Reply(pieces=[ROLE, *[_EMPTY] * 5000, HEL, STOP, DONE])]
-    async with FaultServer(empties) as server:
-
-        def wrap(wire: OpenAiCompatibleChatClient) -> Any:
-            if layer == "retry":
-                return RetryingChatClient(wire, sleep=Waits(), limits=SMALL)
-            other = OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST)
-            return FallbackChatClient(wire, other, limits=SMALL, should_fall_back=lambda e: False)
-
-        (updates, error), peak = await peak_of(lambda: stream_of(server.base_url, wrap))
+    """Chunks that carry something (here llama.cpp's prefill progress) are not output: retry
+    and failover hold them until the first token, up to ``max_held_updates``."""
+    progress = [Reply(pieces=[ROLE, *[_PROGRESS] * 5000, HEL, STOP, DONE])]
+    async with FaultServer(progress) as server:
+        (updates, error), peak = await peak_of(
+            lambda: stream_of(server.base_url, _held(layer, server))
+        )
     too_large(error, "max_held_updates")
     assert updates == []
     assert server.attempts == 1

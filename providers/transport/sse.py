@@ -23,14 +23,10 @@ Deviation from the spec, on purpose: at end of stream a pending event (data line
 closing blank line, or a last line without a line end) is dispatched instead of discarded. A
 server that closes right after its final ``data:`` line must not lose it.
 
-What waits for its end (an unfinished line, the data lines of an unfinished event) is bounded by
-``max_event_bytes`` (``Limits``): past it, ``ResponseTooLargeError``, not a line that grows with
-whatever the server sends. The checks are on lengths at hand, a few per read: a line that ends
-within a read is no longer than it, so only a read longer than the limit has its lines measured.
-The data lines of a pending event count what holding them costs, not only their payload
-(``_LINE_COST`` each): ten million empty ``data:`` lines are ten million list slots, about
-78 MB, and counted by payload alone they passed a 16 MiB bound only past 16 million lines
-(issue 32 item 10). Only events of several lines are counted this way, once per read.
+What waits for its end (an unfinished line, the data lines of an unfinished event, each past the
+first with what holding it costs: ``_LINE_COST``) is bounded by ``max_event_bytes`` (``Limits``):
+past it, ``ResponseTooLargeError``. The checks are on lengths at hand, a few per read: a line
+that ends within a read is no longer than it, so only a longer read has its lines measured.
 """
 
 from __future__ import annotations
@@ -50,15 +46,7 @@ _BOM = b"\xef\xbb\xbf"
 _NEXT_DATA = b"\n\ndata: "  # where one event ends and the next (nearly always) begins
 _WHOLE_EVENTS_MIN = 512  # bytes: shorter reads hold too few events to pay for the cut
 _CUT_WITHIN = 512  # bytes: a read with no cut this early holds big or many-line events
-_LINE_COST = 48
-"""What a pending event holds per data line beyond its payload, in bytes (64-bit CPython): the
-line's ``bytes`` object (a 33-byte header, which the allocator rounds up), its slot in the
-list (8) and the LF it is joined with (1). An empty line is the shared ``b""`` and costs its
-slot alone; counting it as much keeps the bound simple and on the safe side.
-
-So an event's size, what ``max_event_bytes`` bounds, is its data lines joined plus this for
-each line after the first: one line is its bytes, whichever way it is cut."""
-_JOINED_LINE = 1 + _LINE_COST  # (a line's LF and its cost, as ``_count`` adds them)
+_LINE_COST = 48  # a data line's bytes header and list slot: 10 M empty ones were 78 MB (#32.10)
 
 
 class ServerSentEvent(Record):
@@ -309,13 +297,11 @@ class SseDecoder:
                 self._dispatch(events)
 
     def _count(self, data: list[bytes]) -> None:
-        """Add the data lines not yet counted to the pending event's size (each line once, so
-        an event arriving over many reads costs linear time). Each line but the first costs
-        its join and ``_LINE_COST`` too (the one ``_LINE_COST`` defines)."""
+        """Add the data lines not yet counted to the pending event's size, each once (linear)."""
         counted = self._counted
-        self._held += sum(map(len, data[counted:])) + (len(data) - counted) * _JOINED_LINE
+        self._held += sum(map(len, data[counted:])) + (len(data) - counted) * (1 + _LINE_COST)
         self._counted = len(data)
-        if self._held - _JOINED_LINE > self._max:
+        if self._held - 1 - _LINE_COST > self._max:  # (the first line costs neither)
             raise self._too_large()
 
     def _overflowed(
@@ -392,8 +378,7 @@ class SseDecoder:
         data = self._data
         if data:
             raw = data[0] if len(data) == 1 else b"\n".join(data)
-            # (its size, ``_LINE_COST``: for lines that all arrived in the read ending it)
-            if len(raw) + (len(data) - 1) * _LINE_COST > self._max:
+            if len(raw) + (len(data) - 1) * _LINE_COST > self._max:  # (all in this read)
                 raise self._too_large()
             mode = self._mode
             if mode is _BYTES:

@@ -40,6 +40,12 @@ class Limits:
     max_error_body_bytes: int = 64 * 1024
     """How much of an error body is kept on the exception (``ProviderError.body``)."""
 
+    max_output_bytes: int = 64 * _MiB
+    """The output of one response, in UTF-8 bytes: its text, reasoning and tool-call arguments
+    together, streamed or not. A stream is measured only once it has carried that many bytes,
+    then as more arrive (``providers.chat_completions.output_bound``), so it may pass the bound
+    by up to 1/64 of it before it fails."""
+
     max_tool_argument_bytes: int = 8 * _MiB
     """The argument text of one tool call, assembled from its deltas."""
 

@@ -8,6 +8,7 @@ stayed near the limit instead of growing with what the server sent.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tracemalloc
 import zlib
@@ -290,6 +291,98 @@ async def test_updates_held_before_the_first_token_stop_at_max_held_updates(laye
     assert updates == []
     assert server.attempts == 1
     assert peak < PEAK
+
+
+# --- output (issue 32 item 8) -------------------------------------------------------------------
+
+
+def _output_limits() -> Limits:
+    """``SMALL`` with a 256 KiB output bound, and room past it in every other limit."""
+    return dataclasses.replace(
+        SMALL,
+        max_output_bytes=256 * 1024,
+        max_stream_bytes=64 * _MiB,
+        max_tool_argument_bytes=_MiB,
+    )
+
+
+_PIECE = "y" * 16 * 1024
+
+
+def _output_client(server: FaultServer) -> OpenAiCompatibleChatClient:
+    return OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST, limits=_output_limits())
+
+
+def _output_piece(kind: str) -> bytes:
+    if kind == "arguments":
+        call = {"index": 0, "function": {"arguments": _PIECE}}
+        return sse(chunk({"tool_calls": [call]}))
+    return sse(chunk({"content" if kind == "text" else "reasoning_content": _PIECE}))
+
+
+_CALL_START = sse(
+    chunk({"tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": "f"}}]})
+)
+
+
+@pytest.mark.parametrize("kind", ["text", "reasoning", "arguments"])
+async def test_a_streamed_output_stops_at_max_output_bytes(kind: str) -> None:
+    """4 MiB of output in 16 KiB deltas, within every other limit: it used to be held whole
+    (299 MB of reasoning grew the process by 1.2 GB). It fails once past the bound (by at most
+    1/64 of it and one read), with what was received as the partial response."""
+    start = [ROLE, HEL, _CALL_START] if kind == "arguments" else [ROLE, HEL]
+    pieces = [*start, *[_output_piece(kind)] * 256, STOP, DONE]
+    async with FaultServer([Reply(pieces=pieces)]) as server, _output_client(server) as wire:
+        (_, error), peak = await peak_of(lambda: consume(wire.get_streaming_response(PROMPT)))
+    error = too_large(error, "max_output_bytes")
+    partial = error.partial_response
+    assert partial is not None and partial.text.startswith("Hel")
+    output = len(partial.text) + len(partial.reasoning)
+    output += sum(len(call.raw_arguments) for call in partial.tool_calls)
+    limit = _output_limits().max_output_bytes
+    assert limit < output <= limit + limit // 64 + 64 * 1024  # (64 KiB: one read's worth)
+    assert peak < PEAK
+
+
+@pytest.mark.parametrize("kind", ["text", "reasoning"])
+async def test_a_whole_answer_is_held_to_max_output_bytes_too(kind: str) -> None:
+    """A non-streamed answer within ``max_body_bytes`` but past ``max_output_bytes`` fails as
+    a stream of it would, the answer (received whole) as its partial response."""
+    message = {
+        "role": "assistant",
+        ("content" if kind == "text" else "reasoning_content"): _PIECE * 20,
+    }
+    if kind == "reasoning":
+        message["content"] = "Hel"
+    body = json.dumps(
+        {
+            "id": "c",
+            "model": "m",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        }
+    ).encode()
+    async with (
+        FaultServer([Reply(raw=raw_answer(200, body))]) as server,
+        _output_client(server) as wire,
+    ):
+        error = await _error_of(wire.get_response(PROMPT))
+    assert isinstance(error, ResponseTooLargeError), repr(error)
+    assert error.limit == "max_output_bytes"
+    assert error.partial_response is not None
+    assert len(error.partial_response.text + error.partial_response.reasoning) >= 20 * len(_PIECE)
+
+
+def test_max_output_bytes_is_read_from_yaml(tmp_path: Any) -> None:
+    from providers.config import load_config
+
+    path = tmp_path / "oaicompat.yaml"
+    path.write_text(
+        "backends: {main: {base_url: 'http://x/v1', limits: {max_output_bytes: 4096}}}\n",
+        encoding="utf-8",
+    )
+    config = load_config(path)
+    limits = config.limits_for(config.backend("main"))
+    assert limits is not None and limits.max_output_bytes == 4096
 
 
 # --- error bodies ------------------------------------------------------------------------------

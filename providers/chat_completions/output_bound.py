@@ -22,12 +22,12 @@ streamed and a non-streamed call fail alike.
 
 from __future__ import annotations
 
-from providers.abstractions.chat_response import ChatResponse
+from providers.abstractions.chat_response import ChatResponse, ChatResponseBuilder
 from providers.abstractions.contents import FunctionCallContent, TextContent, TextReasoningContent
 from providers.abstractions.errors import ResponseTooLargeError
 from providers.chat_completions.tool_call_accumulator import text_bytes
 
-__all__ = ["MIN_STEPS", "check_response", "output_too_large"]
+__all__ = ["MIN_STEPS", "check_response", "measure_output", "output_too_large"]
 
 MIN_STEPS = 64
 """The smallest step between two measures of a stream's output, as a part of the bound."""
@@ -41,6 +41,23 @@ def output_too_large(limit: int, backend: str | None) -> ResponseTooLargeError:
         limit="max_output_bytes",
         backend=backend,
     )
+
+
+def measure_output(  # noqa: PLR0917 - the stream state's parts, positionally
+    partial: ChatResponseBuilder,
+    measured: dict[int, tuple[int, int]],
+    pending: int,
+    left: int,
+    limit: int,
+    backend: str | None,
+) -> int:
+    """A stream's output: what ``partial`` holds (``measured``, its memo) and the argument text
+    of calls still being assembled (``pending``). Past ``limit``: ``ResponseTooLargeError``;
+    else the bytes the stream may still carry (``left``) at which it is due again."""
+    size = partial.output_bytes(measured) + pending
+    if size > limit:
+        raise output_too_large(limit, backend)
+    return left - max(limit - size, limit // MIN_STEPS)
 
 
 def check_response(response: ChatResponse, limit: int, backend: str | None) -> None:

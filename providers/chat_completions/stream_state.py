@@ -20,7 +20,7 @@ from providers.abstractions.errors import (
 )
 from providers.abstractions.properties import TRANSPORT_TIMESTAMPS, set_property
 from providers.chat_completions.normalize import ChunkNormalizer
-from providers.chat_completions.output_bound import MIN_STEPS, output_too_large
+from providers.chat_completions.output_bound import measure_output
 from providers.chat_completions.tool_call_accumulator import CUT_BY_STREAM_END, mark_cut_call
 
 __all__ = [
@@ -102,12 +102,8 @@ class StreamState:
         still carry) at which it is due again."""
         if self._measured is None:
             self._measured = {}
-        size = self.partial.output_bytes(self._measured)
-        if self.normalizer is not None:
-            size += self.normalizer.pending_argument_bytes()
-        if size > limit:
-            raise output_too_large(limit, self.backend)
-        return left - max(limit - size, limit // MIN_STEPS)
+        pending = self.normalizer.pending_argument_bytes() if self.normalizer is not None else 0
+        return measure_output(self.partial, self._measured, pending, left, limit, self.backend)
 
     def end(self) -> list[ChatResponseUpdate]:
         """Flush tool calls still pending; a stream with neither finish nor [DONE] was cut."""

@@ -344,6 +344,26 @@ async def test_a_streamed_output_stops_at_max_output_bytes(kind: str) -> None:
     assert peak < PEAK
 
 
+@pytest.mark.parametrize("kind", ["output_text", "reasoning_text"])
+async def test_a_responses_stream_stops_at_max_output_bytes(kind: str) -> None:
+    """The same bound on the Responses client's stream."""
+    created = {"type": "response.created", "response": {"id": "r", "status": "in_progress"}}
+    delta = {"type": f"response.{kind}.delta", "delta": _PIECE, "output_index": 0}
+    events = [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in (created, delta)]
+    reply = Reply(pieces=[events[0], *[events[1]] * 256])
+    async with (
+        FaultServer([reply]) as server,
+        OpenAiCompatibleResponsesClient(
+            server.base_url, "m", timeouts=FAST, limits=_output_limits()
+        ) as wire,
+    ):
+        _, error = await consume(wire.get_streaming_response(PROMPT))
+    error = too_large(error, "max_output_bytes")
+    assert error.partial_response is not None
+    output = len(error.partial_response.text) + len(error.partial_response.reasoning)
+    assert _output_limits().max_output_bytes < output
+
+
 @pytest.mark.parametrize("kind", ["text", "reasoning"])
 async def test_a_whole_answer_is_held_to_max_output_bytes_too(kind: str) -> None:
     """A non-streamed answer within ``max_body_bytes`` but past ``max_output_bytes`` fails as

@@ -279,6 +279,26 @@ class ChatResponseBuilder:
             _PendingRaw(list(self._raws)) if self._raws else [],
         )
 
+    def output_bytes(self, measured: dict[int, tuple[int, int]]) -> int:
+        """UTF-8 size of the text, reasoning and tool-call arguments added so far: what
+        ``Limits.max_output_bytes`` bounds. Rare (the wire client asks only once a stream's
+        bytes could hold that much), and incremental: a run's blocks never change once made,
+        so ``measured`` (the caller's, kept between calls: run id to blocks measured and their
+        size) makes each call cost the blocks made since the last, not the whole text."""
+        total = 0
+        for entries in (self._by_choice or {}).values():
+            for entry in entries:
+                if type(entry) is _Run:
+                    blocks = entry.blocks or []
+                    done, size = measured.get(id(entry), (0, 0))
+                    for block in blocks[done:]:
+                        size += _utf8_size(block)
+                    measured[id(entry)] = (len(blocks), size)
+                    total += size + sum(map(_utf8_size, entry.texts))
+                elif type(entry) is FunctionCallContent:
+                    total += _utf8_size(entry.raw_arguments)
+        return total
+
 
 class _Run:
     """Adjacent text (or adjacent reasoning) of one choice.
@@ -324,6 +344,11 @@ _RUN_BLOCK = 32
 
 def _contents(entries: list[AIContent | _Run]) -> list[AIContent]:
     return [entry.content() if isinstance(entry, _Run) else entry for entry in entries]
+
+
+def _utf8_size(text: str) -> int:
+    """UTF-8 length of ``text``, without encoding it when it is ASCII (the usual case)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 _NONE_YET: list[AIContent | _Run] = []  # never appended to: no update has choice_index None

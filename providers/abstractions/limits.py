@@ -26,7 +26,9 @@ class Limits:
     """Bounds on what one request may make the client hold; every field is a count > 0."""
 
     max_event_bytes: int = 16 * _MiB
-    """One SSE line or event (``data:`` lines joined), before it is parsed."""
+    """One SSE line or event (``data:`` lines joined), before it is parsed. An event of several
+    lines also counts what holding each line costs (48 bytes a line after the first), so a
+    flood of empty ``data:`` lines is bounded in memory, not in payload alone."""
 
     max_body_bytes: int = 64 * _MiB
     """A whole non-streamed body (a completion, an error page, a probe's answer), after
@@ -37,6 +39,12 @@ class Limits:
 
     max_error_body_bytes: int = 64 * 1024
     """How much of an error body is kept on the exception (``ProviderError.body``)."""
+
+    max_output_bytes: int = 64 * _MiB
+    """The output of one response, in UTF-8 bytes: its text, reasoning and tool-call arguments
+    together, streamed or not. A stream is measured only once it has carried that many bytes,
+    then as more arrive (``providers.chat_completions.output_bound``), so it may pass the bound
+    by up to 1/64 of it before it fails."""
 
     max_tool_argument_bytes: int = 8 * _MiB
     """The argument text of one tool call, assembled from its deltas."""

@@ -40,6 +40,7 @@ from providers.chat_completions.http_client_base import (
     url_for_errors,
 )
 from providers.chat_completions.normalize import ChunkNormalizer
+from providers.chat_completions.output_bound import check_response
 from providers.chat_completions.request import build_chat_request
 from providers.chat_completions.stream_state import StreamState, drain
 from providers.text_tool_calls import offered_tool_names
@@ -248,6 +249,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             raise malformed(exc, backend) from exc
         result.raw = payload
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
+        check_response(result, self.limits.max_output_bytes, backend)
         return result
 
     async def _whole_answer(
@@ -266,6 +268,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                 set_property(update, TRANSPORT_TIMESTAMPS, state.stamps)
                 state.stamps = None
             state.partial.add(update)
+        state.check_output(0, limits.max_output_bytes)
         return updates
 
     def get_streaming_response(
@@ -351,6 +354,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                     take = state.take
                     clock = time.monotonic
                     stream_bytes = limits.max_stream_bytes  # what may still arrive
+                    # (when the output may pass its bound: ``output_bound``)
+                    output_due = stream_bytes - limits.max_output_bytes
                     async for chunk in chunks:
                         watch.since = None  # data arrived: the caller may hold the task now
                         if "first_byte" not in stamps:
@@ -366,6 +371,10 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                             # what came before an error event reaches the caller (and the
                             # partial response) whatever the chunking.
                             updates, error = take(events)
+                            if stream_bytes <= output_due:
+                                output_due = state.check_output(
+                                    stream_bytes, limits.max_output_bytes
+                                )
                             if updates:
                                 yield updates
                             if error is not None:

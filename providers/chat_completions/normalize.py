@@ -163,6 +163,10 @@ class ChunkNormalizer:
         first-token budget must stop at the first of them.)"""
         return any(self._tools.values())
 
+    def pending_argument_bytes(self) -> int:
+        """The argument text of the tool calls no update has carried yet (``max_output_bytes``)."""
+        return sum(accumulator.pending_bytes() for accumulator in self._tools.values())
+
     def finish(self) -> list[ChatResponseUpdate]:
         """Tool calls still pending at the end of the stream (no finish chunk came for them)."""
         updates = []

@@ -20,6 +20,7 @@ from providers.abstractions.errors import (
 )
 from providers.abstractions.properties import TRANSPORT_TIMESTAMPS, set_property
 from providers.chat_completions.normalize import ChunkNormalizer
+from providers.chat_completions.output_bound import measure_output
 from providers.chat_completions.tool_call_accumulator import CUT_BY_STREAM_END, mark_cut_call
 
 __all__ = [
@@ -54,7 +55,7 @@ class StreamState:
     would otherwise keep every parsed chunk alive until it ends (about 2 KB each, measured).
     """
 
-    __slots__ = ("_partial", "backend", "depth", "done", "normalizer", "stamps")
+    __slots__ = ("_measured", "_partial", "backend", "depth", "done", "normalizer", "stamps")
 
     def __init__(self, backend: str, depth: int) -> None:
         self.backend = backend
@@ -64,6 +65,7 @@ class StreamState:
         self._partial: ChatResponseBuilder | None = None
         self.done = False  # `data: [DONE]` arrived
         self.stamps: dict[str, float] | None = None  # given to the first update, then dropped
+        self._measured: dict[int, tuple[int, int]] | None = None  # (``check_output``'s memo)
 
     @property
     def partial(self) -> ChatResponseBuilder:
@@ -93,6 +95,15 @@ class StreamState:
                 self.stamps = None
             self.partial.add_all(updates)
         return updates, error
+
+    def check_output(self, left: int, limit: int) -> int:
+        """Measure the output so far (``providers.chat_completions.output_bound``): past
+        ``limit`` bytes, ``ResponseTooLargeError``; else the ``left`` (bytes the stream may
+        still carry) at which it is due again."""
+        if self._measured is None:
+            self._measured = {}
+        pending = self.normalizer.pending_argument_bytes() if self.normalizer is not None else 0
+        return measure_output(self.partial, self._measured, pending, left, limit, self.backend)
 
     def end(self) -> list[ChatResponseUpdate]:
         """Flush tool calls still pending; a stream with neither finish nor [DONE] was cut."""

@@ -119,6 +119,10 @@ class ToolCallAccumulator:
                     call.extra = {}
                 call.extra[key] = value
 
+    def pending_bytes(self) -> int:
+        """UTF-8 size of the argument text of the calls not flushed yet."""
+        return sum(call.size for call in self._calls.values())
+
     def append_arguments(self, index: int, text: str) -> bool:
         """``add`` of one entry holding only call ``index`` and an argument fragment ``text``
         (the normaliser's fast path, ``chunk_shapes.FragmentTemplate``); ``False``, with

@@ -92,6 +92,9 @@ class LimitsConfig(Strict):
     """A whole streamed body after decompression (default 1024 MiB)."""
     max_error_body_bytes: PositiveInt | None = None
     """How much of an error body the exception keeps (default 64 KiB)."""
+    max_output_bytes: PositiveInt | None = None
+    """A response's text, reasoning and tool-call arguments together, in UTF-8 bytes
+    (default 64 MiB)."""
     max_tool_argument_bytes: PositiveInt | None = None
     """The argument text of one tool call, assembled from its deltas (default 8 MiB)."""
     max_tool_calls: PositiveInt | None = None

@@ -22,7 +22,15 @@ from providers.abstractions.messages import ChatMessage
 from providers.abstractions.update_runs import UpdateRuns, close_stream
 from providers.transport.output_watch import OutputWatch
 
-__all__ = ["HELD_OUTPUT_LIMIT", "Head", "RunsHead", "read_head", "read_head_runs", "replayable"]
+__all__ = [
+    "HELD_OUTPUT_LIMIT",
+    "Head",
+    "RunsHead",
+    "carries_nothing",
+    "read_head",
+    "read_head_runs",
+    "replayable",
+]
 
 HELD_OUTPUT_LIMIT: Final = 64
 """How many updates a head may hold, once the server writes output, before it ends anyway."""
@@ -43,33 +51,43 @@ async def read_head(
     only when the call is complete, and text recovery holds back the text inside a
     ``<tool_call>`` block, so a long call gives no substantive update until its end; holding
     all of it would keep every fragment (and its raw chunk) of the call in memory. So once more
-    than ``HELD_OUTPUT_LIMIT`` updates are held and the server is writing output (the wire
+    than ``HELD_OUTPUT_LIMIT`` updates have arrived and the server is writing output (the wire
     client says so through ``OutputWatch``), the head ends too: a failure in a short call is
-    still retried whole, a long one's is not. Updates before the output starts (prefill
-    progress, keepalives, empty chunks) are held up to ``max_held`` (``Limits.max_held_updates``):
-    a server that sends a million empty chunks before its first token must not make the client
-    hold a million updates, so past it the head fails with ``ResponseTooLargeError``, its
+    still retried whole, a long one's is not.
+
+    An update that carries nothing (``carries_nothing``: an empty delta, a keepalive) is held
+    only if the update held before it carries something: a run of them is held as its first.
+    A server that sends a million empty chunks before its first token then costs one held
+    update, and its answer reaches the caller (issue 32 item 10; it used to end in
+    ``ResponseTooLargeError``). Updates that do carry something before the output starts
+    (a role, usage, prefill progress in ``additional_properties``) are held up to ``max_held``
+    (``Limits.max_held_updates``): past it the head fails with ``ResponseTooLargeError``, its
     partial response the updates held.
 
     On any exception the stream is closed before it propagates, so a caller that starts another
     attempt never leaves the abandoned one holding a connection.
     """
     held: list[ChatResponseUpdate] = []
+    arrived = 0
+    empty_held = False  # the last update held carries nothing
     try:
         with OutputWatch() as watch:
             async for update in stream:
-                held.append(update)
+                arrived += 1
                 if update.is_substantive or (
-                    len(held) > HELD_OUTPUT_LIMIT and watch.output_started()
+                    arrived > HELD_OUTPUT_LIMIT and watch.output_started()
                 ):
+                    held.append(update)
                     return held, True
+                if carries_nothing(update):
+                    if empty_held:
+                        continue
+                    empty_held = True
+                else:
+                    empty_held = False
+                held.append(update)
                 if len(held) >= max_held:
-                    raise ResponseTooLargeError(
-                        f"{len(held)} updates arrived before the first token: past "
-                        f"limits.max_held_updates ({max_held})",
-                        limit="max_held_updates",
-                        partial_response=ChatResponse.from_updates(held),
-                    )
+                    raise _too_many(held, max_held)
     except BaseException:
         await close_stream(stream)
         raise
@@ -80,33 +98,68 @@ async def read_head_runs(
     runs: UpdateRuns, max_held: int = DEFAULT_LIMITS.max_held_updates
 ) -> RunsHead:
     """``read_head`` over runs: the runs up to and including the one that ends the head (its
-    updates after the one that ends it came in the same read, and are held with it)."""
+    updates after the one that ends it came in the same read, and are held with it). A run
+    with updates to leave out (``carries_nothing``) is held as a copy without them."""
     held: list[list[ChatResponseUpdate]] = []
-    count = 0
+    arrived = count = 0  # updates that arrived, and that are held
+    empty_held = False
     try:
         with OutputWatch() as watch:
             async for run in runs:
-                held.append(run)
-                for update in run:  # (update by update, as ``read_head``: the same bounds)
-                    count += 1
+                kept: list[ChatResponseUpdate] | None = None  # the copy, once one is left out
+                for position, update in enumerate(run):
+                    arrived += 1
                     if update.is_substantive or (
-                        count > HELD_OUTPUT_LIMIT and watch.output_started()
+                        arrived > HELD_OUTPUT_LIMIT and watch.output_started()
                     ):
+                        if kept is not None:
+                            kept += run[position:]
+                        held.append(run if kept is None else kept)
                         return held, True
-                    if count < max_held:
-                        continue
-                    raise ResponseTooLargeError(
-                        f"{count} updates arrived before the first token: past "
-                        f"limits.max_held_updates ({max_held})",
-                        limit="max_held_updates",
-                        partial_response=ChatResponse.from_updates(
-                            [u for r in held for u in r][:count]  # (those held so far)
-                        ),
-                    )
+                    if carries_nothing(update):
+                        if empty_held:
+                            if kept is None:
+                                kept = run[:position]
+                            continue
+                        empty_held = True
+                    else:
+                        empty_held = False
+                    if kept is not None:
+                        kept.append(update)
+                    count += 1
+                    if count >= max_held:
+                        done = run[: position + 1] if kept is None else kept
+                        raise _too_many([u for r in [*held, done] for u in r], max_held)
+                if kept is None:
+                    held.append(run)
+                elif kept:
+                    held.append(kept)
     except BaseException:
         await close_stream(runs)
         raise
     return held, False
+
+
+def carries_nothing(update: ChatResponseUpdate) -> bool:
+    """No contents, role, finish reason or properties: an empty delta, a keepalive, a tool-call
+    fragment's update (its text is in the wire client's accumulator). Only its ``raw`` says
+    anything, and the next such update's says the same. (``contents`` is read last: an update
+    that carries nothing has none made yet, and reading them makes an empty list.)"""
+    return (
+        update.role is None
+        and update.finish_reason is None
+        and not update.additional_properties
+        and not update.contents
+    )
+
+
+def _too_many(held: list[ChatResponseUpdate], max_held: int) -> ResponseTooLargeError:
+    return ResponseTooLargeError(
+        f"{len(held)} updates that carry something arrived before the first token: past "
+        f"limits.max_held_updates ({max_held})",
+        limit="max_held_updates",
+        partial_response=ChatResponse.from_updates(held),
+    )
 
 
 def replayable(messages: ChatInput) -> ChatInput:

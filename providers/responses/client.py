@@ -35,6 +35,7 @@ from providers.abstractions.update_runs import response_updates
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
 from providers.chat_completions.http_client_base import HttpClientBase, RequestHeaders
+from providers.chat_completions.output_bound import check_response
 from providers.responses.background import poll_until_done
 from providers.responses.conversation import (
     ConversationChain,
@@ -218,6 +219,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             raise malformed(exc, self.profile.name) from exc
         result.raw = payload
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
+        check_response(result, self.limits.max_output_bytes, self.profile.name)
         return result
 
     # --- the ChatClient protocol -----------------------------------------------------------

@@ -108,6 +108,10 @@ class ResponsesEventNormalizer:
         Its deltas are output for the first-token budget, as on the chat path."""
         return self._output.writing_tool_call()
 
+    def pending_argument_bytes(self) -> int:
+        """The argument text of calls being assembled (``Limits.max_output_bytes``)."""
+        return self._output.pending_bytes()
+
     def finish(self) -> list[ChatResponseUpdate]:
         """Function calls not released when the stream ended (it was cut): a done item as the
         server gave it, calls still being assembled with ``error``."""

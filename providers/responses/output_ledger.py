@@ -85,6 +85,10 @@ class OutputLedger:
     def writing_tool_call(self) -> bool:
         return bool(self._calls)
 
+    def pending_bytes(self) -> int:
+        """UTF-8 size of the argument text of the calls still being assembled."""
+        return sum(call.size for call in self._calls.values())
+
     def start_call(self, oi: Any, item: Payload) -> None:
         self._begin(oi, item)
 

@@ -15,6 +15,7 @@ from providers.abstractions.errors import ProviderError, StreamInterruptedError
 from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.properties import set_property
 from providers.chat_completions.client import TRANSPORT_TIMESTAMPS
+from providers.chat_completions.output_bound import measure_output
 from providers.responses.normalize import ResponsesEventNormalizer
 from providers.transport.json_guard import load_object
 from providers.transport.sse import ServerSentEvent
@@ -23,7 +24,7 @@ __all__ = ["ResponsesStreamState", "loads_object"]
 
 
 class ResponsesStreamState:
-    __slots__ = ("backend", "max_json_depth", "normalizer", "partial", "stamps")
+    __slots__ = ("_measured", "backend", "max_json_depth", "normalizer", "partial", "stamps")
 
     def __init__(
         self,
@@ -37,6 +38,12 @@ class ResponsesStreamState:
         self.max_json_depth = max_json_depth
         self.partial = ChatResponseBuilder(keep_raw=False)
         self.stamps: dict[str, float] | None = None  # given to the first update, then dropped
+        self._measured: dict[int, tuple[int, int]] = {}  # (``check_output``'s memo)
+
+    def check_output(self, left: int, limit: int) -> int:
+        """``StreamState.check_output`` (``providers.chat_completions.output_bound``)."""
+        pending = self.normalizer.pending_argument_bytes()
+        return measure_output(self.partial, self._measured, pending, left, limit, self.backend)
 
     @property
     def done(self) -> bool:

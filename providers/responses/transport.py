@@ -166,10 +166,13 @@ class ResponsesTransport:
                     if status != 200 or not content_type.startswith(EVENT_STREAM):
                         await json_instead_of_events(response, limits, self._backend)
                         content = await read_body(response, limits.max_body_bytes)
-                        for update in state.whole(content):
+                        updates = state.whole(content)
+                        state.check_output(0, limits.max_output_bytes)
+                        for update in updates:
                             yield update
                     else:
                         stream_bytes = limits.max_stream_bytes  # what may still arrive
+                        output_due = stream_bytes - limits.max_output_bytes  # (output_bound)
                         async for chunk in body_chunks(response):
                             watch.since = None  # data arrived: the caller may hold the task
                             if "first_byte" not in stamps:
@@ -180,6 +183,10 @@ class ResponsesTransport:
                                 raise too_large("max_stream_bytes", size, "the stream", None)
                             for update in state.consume(decoder.feed(chunk)):
                                 yield update
+                            if stream_bytes <= output_due:
+                                output_due = state.check_output(
+                                    stream_bytes, limits.max_output_bytes
+                                )
                             if state.done:
                                 break
                             now = clock()

@@ -8,6 +8,7 @@ stayed near the limit instead of growing with what the server sent.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tracemalloc
 import zlib
@@ -34,6 +35,7 @@ from providers.layers.fallback import FallbackChatClient
 from providers.layers.retry import RetryingChatClient
 from providers.responses import OpenAiCompatibleResponsesClient
 from providers.transport.endpoint import Endpoint
+from providers.transport.sse import SseDecoder
 from tests.faults.helpers import DONE, FAST, HEL, PROMPT, ROLE, STOP, Waits, consume, seen_text
 from tests.faults.server import FaultServer, Reply, chunk, raw_answer, sse
 
@@ -127,6 +129,41 @@ async def test_an_event_of_many_lines_stops_at_max_event_bytes() -> None:
     assert peak < PEAK
 
 
+@pytest.mark.parametrize("line", [b"data:\n", b"data: x\n"], ids=["empty", "short"])
+def test_the_data_lines_of_an_event_count_what_holding_them_costs(line: bytes) -> None:
+    """Issue 32 item 10: an event of empty (or one-byte) ``data:`` lines that never ends. Each
+    line costs a list slot (and a bytes object), yet counted by its payload alone (0 or 1 byte,
+    and the LF) the decoder held 64 K lines under a 64 KiB bound, half a megabyte (ten million
+    lines grew the process by 78 MB under the default bound). Fed in socket-sized reads."""
+    limit = 64 * 1024
+    decoder = SseDecoder(limit)
+    read = line * (4096 // len(line))
+
+    def feed() -> ResponseTooLargeError | None:
+        for _ in range(1000):
+            try:
+                decoder.feed_bytes(read)
+            except ResponseTooLargeError as error:
+                return error
+        return None
+
+    error, peak = _peak_now(feed)
+    assert error is not None and error.limit == "max_event_bytes"
+    assert peak < 2 * limit, peak
+
+
+def _peak_now(call: Callable[[], _T]) -> tuple[_T, int]:
+    """``peak_of`` for a synchronous call."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        result = call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak
+
+
 # --- decompressed sizes ------------------------------------------------------------------------
 
 
@@ -211,25 +248,161 @@ async def test_readiness_reads_at_most_a_bounded_part_of_a_not_ready_answer(
 
 
 _EMPTY = sse(chunk({}))
+_PROGRESS = sse({**chunk({}), "prompt_progress": {"processed": 1}})
+
+
+def _held(layer: str, server: FaultServer) -> Callable[[OpenAiCompatibleChatClient], Any]:
+    def wrap(wire: OpenAiCompatibleChatClient) -> Any:
+        if layer == "retry":
+            return RetryingChatClient(wire, sleep=Waits(), limits=SMALL)
+        other = OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST)
+        return FallbackChatClient(wire, other, limits=SMALL, should_fall_back=lambda e: False)
+
+    return wrap
+
+
+@pytest.mark.parametrize("layer", ["retry", "fallback"])
+async def test_empty_chunks_before_the_first_token_are_not_held(layer: str) -> None:
+    """Issue 32 item 10: 5,000 empty chunks, fifty times ``max_held_updates``, then the answer.
+    Empty deltas carry nothing: they used to be held one by one until the limit failed the
+    stream and lost the answer that followed."""
+    empties = [Reply(pieces=[ROLE, *[_EMPTY] * 5000, HEL, STOP, DONE])]
+    async with FaultServer(empties) as server:
+        (updates, error), peak = await peak_of(
+            lambda: stream_of(server.base_url, _held(layer, server))
+        )
+    assert error is None, repr(error)
+    assert seen_text(updates) == "Hel"
+    assert len(updates) <= 4  # the role, one empty chunk for all, the text, the finish
+    assert server.attempts == 1
+    assert peak < PEAK
 
 
 @pytest.mark.parametrize("layer", ["retry", "fallback"])
 async def test_updates_held_before_the_first_token_stop_at_max_held_updates(layer: str) -> None:
-    """Empty chunks are not output: retry and failover hold them until the first token."""
-    empties = [Reply(pieces=[ROLE, *[_EMPTY] * 5000, HEL, STOP, DONE])]
-    async with FaultServer(empties) as server:
-
-        def wrap(wire: OpenAiCompatibleChatClient) -> Any:
-            if layer == "retry":
-                return RetryingChatClient(wire, sleep=Waits(), limits=SMALL)
-            other = OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST)
-            return FallbackChatClient(wire, other, limits=SMALL, should_fall_back=lambda e: False)
-
-        (updates, error), peak = await peak_of(lambda: stream_of(server.base_url, wrap))
+    """Chunks that carry something (here llama.cpp's prefill progress) are not output: retry
+    and failover hold them until the first token, up to ``max_held_updates``."""
+    progress = [Reply(pieces=[ROLE, *[_PROGRESS] * 5000, HEL, STOP, DONE])]
+    async with FaultServer(progress) as server:
+        (updates, error), peak = await peak_of(
+            lambda: stream_of(server.base_url, _held(layer, server))
+        )
     too_large(error, "max_held_updates")
     assert updates == []
     assert server.attempts == 1
     assert peak < PEAK
+
+
+# --- output (issue 32 item 8) -------------------------------------------------------------------
+
+
+def _output_limits() -> Limits:
+    """``SMALL`` with a 256 KiB output bound, and room past it in every other limit."""
+    return dataclasses.replace(
+        SMALL,
+        max_output_bytes=256 * 1024,
+        max_stream_bytes=64 * _MiB,
+        max_tool_argument_bytes=_MiB,
+    )
+
+
+_PIECE = "y" * 16 * 1024
+
+
+def _output_client(server: FaultServer) -> OpenAiCompatibleChatClient:
+    return OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST, limits=_output_limits())
+
+
+def _output_piece(kind: str) -> bytes:
+    if kind == "arguments":
+        call = {"index": 0, "function": {"arguments": _PIECE}}
+        return sse(chunk({"tool_calls": [call]}))
+    return sse(chunk({"content" if kind == "text" else "reasoning_content": _PIECE}))
+
+
+_CALL_START = sse(
+    chunk({"tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": "f"}}]})
+)
+
+
+@pytest.mark.parametrize("kind", ["text", "reasoning", "arguments"])
+async def test_a_streamed_output_stops_at_max_output_bytes(kind: str) -> None:
+    """4 MiB of output in 16 KiB deltas, within every other limit: it used to be held whole
+    (299 MB of reasoning grew the process by 1.2 GB). It fails once past the bound (by at most
+    1/64 of it and one read), with what was received as the partial response."""
+    start = [ROLE, HEL, _CALL_START] if kind == "arguments" else [ROLE, HEL]
+    pieces = [*start, *[_output_piece(kind)] * 256, STOP, DONE]
+    async with FaultServer([Reply(pieces=pieces)]) as server, _output_client(server) as wire:
+        (_, error), peak = await peak_of(lambda: consume(wire.get_streaming_response(PROMPT)))
+    error = too_large(error, "max_output_bytes")
+    partial = error.partial_response
+    assert partial is not None and partial.text.startswith("Hel")
+    output = len(partial.text) + len(partial.reasoning)
+    output += sum(len(call.raw_arguments) for call in partial.tool_calls)
+    limit = _output_limits().max_output_bytes
+    assert limit < output <= limit + limit // 64 + 64 * 1024  # (64 KiB: one read's worth)
+    assert peak < PEAK
+
+
+@pytest.mark.parametrize("kind", ["output_text", "reasoning_text"])
+async def test_a_responses_stream_stops_at_max_output_bytes(kind: str) -> None:
+    """The same bound on the Responses client's stream."""
+    created = {"type": "response.created", "response": {"id": "r", "status": "in_progress"}}
+    delta = {"type": f"response.{kind}.delta", "delta": _PIECE, "output_index": 0}
+    events = [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in (created, delta)]
+    reply = Reply(pieces=[events[0], *[events[1]] * 256])
+    async with (
+        FaultServer([reply]) as server,
+        OpenAiCompatibleResponsesClient(
+            server.base_url, "m", timeouts=FAST, limits=_output_limits()
+        ) as wire,
+    ):
+        _, error = await consume(wire.get_streaming_response(PROMPT))
+    error = too_large(error, "max_output_bytes")
+    assert error.partial_response is not None
+    output = len(error.partial_response.text) + len(error.partial_response.reasoning)
+    assert _output_limits().max_output_bytes < output
+
+
+@pytest.mark.parametrize("kind", ["text", "reasoning"])
+async def test_a_whole_answer_is_held_to_max_output_bytes_too(kind: str) -> None:
+    """A non-streamed answer within ``max_body_bytes`` but past ``max_output_bytes`` fails as
+    a stream of it would, the answer (received whole) as its partial response."""
+    message = {
+        "role": "assistant",
+        ("content" if kind == "text" else "reasoning_content"): _PIECE * 20,
+    }
+    if kind == "reasoning":
+        message["content"] = "Hel"
+    body = json.dumps(
+        {
+            "id": "c",
+            "model": "m",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        }
+    ).encode()
+    async with (
+        FaultServer([Reply(raw=raw_answer(200, body))]) as server,
+        _output_client(server) as wire,
+    ):
+        error = await _error_of(wire.get_response(PROMPT))
+    assert isinstance(error, ResponseTooLargeError), repr(error)
+    assert error.limit == "max_output_bytes"
+    assert error.partial_response is not None
+    assert len(error.partial_response.text + error.partial_response.reasoning) >= 20 * len(_PIECE)
+
+
+def test_max_output_bytes_is_read_from_yaml(tmp_path: Any) -> None:
+    from providers.config import load_config
+
+    path = tmp_path / "oaicompat.yaml"
+    path.write_text(
+        "backends: {main: {base_url: 'http://x/v1', limits: {max_output_bytes: 4096}}}\n",
+        encoding="utf-8",
+    )
+    config = load_config(path)
+    limits = config.limits_for(config.backend("main"))
+    assert limits is not None and limits.max_output_bytes == 4096
 
 
 # --- error bodies ------------------------------------------------------------------------------

@@ -197,8 +197,10 @@ def test_unknown_client_keyword_is_a_configuration_error() -> None:
 @pytest.mark.parametrize("api", ["chat", "responses"])
 async def test_limits_reach_the_core_client_and_retry(api: str) -> None:
     limits = Limits(max_held_updates=5)
-    empty = {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {}}]}
-    stream = ("".join(f"data: {json.dumps(empty)}\n\n" for _ in range(20))).encode() + _sse("hi")
+    # (prefill progress: it carries something, so retry holds each; an empty one it would not)
+    progress = {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {}}], "progress": 1}
+    stream = ("".join(f"data: {json.dumps(progress)}\n\n" for _ in range(20))).encode()
+    stream += _sse("hi")
 
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=stream, headers={"Content-Type": "text/event-stream"})

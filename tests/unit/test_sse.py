@@ -223,9 +223,10 @@ def _limited(limit: int, feeds: Iterable[bytes]) -> list[str]:
 @pytest.mark.parametrize("step", [1, 7, 1000])
 def test_lines_and_events_up_to_the_limit_pass_in_any_cuts(end: bytes, step: int) -> None:
     line = b"data: " + b"x" * 94  # 100 bytes: the limit
-    body = (line + end) * 1 + end + (b"data: " + b"y" * 44 + end) * 2 + end
+    # (two lines of 25: 51 joined, and 48 for holding the second, ``sse._LINE_COST``: 99)
+    body = (line + end) * 1 + end + (b"data: " + b"y" * 25 + end) * 2 + end
     pieces = [body[i : i + step] for i in range(0, len(body), step)]
-    assert _limited(100, pieces) == ["x" * 94, "y" * 44 + "\n" + "y" * 44]
+    assert _limited(100, pieces) == ["x" * 94, "y" * 25 + "\n" + "y" * 25]
 
 
 @pytest.mark.parametrize("end", [b"\n", b"\r\n"])

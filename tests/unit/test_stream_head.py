@@ -19,6 +19,7 @@ from providers import (
     ChatResponseUpdate,
     OpenAiCompatibleChatClient,
     ProviderError,
+    ResponseTooLargeError,
     RetryingChatClient,
     RetryPolicy,
     StreamInterruptedError,
@@ -26,7 +27,7 @@ from providers import (
 )
 from providers.abstractions.properties import RETRY_ATTEMPTS
 from providers.layers.fallback import FallbackChatClient
-from providers.layers.stream_head import HELD_OUTPUT_LIMIT, read_head
+from providers.layers.stream_head import HELD_OUTPUT_LIMIT, read_head, read_head_runs
 from providers.transport.output_watch import _WATCH, OutputWatch, report_output_progress
 from telemetry import REQUEST_TIMINGS, TelemetryChatClient
 from tests.unit.scripted_client import ScriptedClient, keepalive, role, text
@@ -96,11 +97,12 @@ async def _started_output(
     count: int, *, progress: _Progress | None
 ) -> AsyncIterator[ChatResponseUpdate]:
     """What a wire client does: report its progress as the request starts, then stream
-    ``count`` updates with no substantive content (a tool call being written)."""
+    ``count`` updates with no substantive content (a tool call being written). Each carries
+    something (prefill progress): a run of updates that carry nothing is held as its first."""
     if progress is not None:
         report_output_progress(progress)
-    for _ in range(count):
-        yield keepalive()
+    for position in range(count):
+        yield ChatResponseUpdate(additional_properties={"progress": position})
 
 
 @pytest.mark.parametrize("writing", [True, False])
@@ -117,6 +119,40 @@ async def test_a_stream_whose_client_reports_nothing_is_held_until_substantive()
     count = HELD_OUTPUT_LIMIT * 2
     head, more = await read_head(_started_output(count, progress=None))
     assert (len(head), more) == (count, False)
+
+
+async def test_a_run_of_updates_that_carry_nothing_is_held_as_its_first() -> None:
+    """Issue 32 item 10: empty deltas before the first token are not held one by one, so
+    they never reach ``max_held`` (and never lose the answer that follows)."""
+    updates = [role(), *[keepalive() for _ in range(50)], role(), keepalive(), keepalive()]
+    head, more = await read_head(_Closing(*updates, text("a"), keepalive()), max_held=5)
+    assert head == [updates[0], updates[1], updates[51], updates[52], head[-1]]
+    assert head[-1].text == "a"
+    assert more
+
+
+async def test_runs_leave_out_the_same_updates_and_keep_the_rest_of_the_last_run() -> None:
+    async def runs() -> AsyncIterator[list[ChatResponseUpdate]]:
+        yield [role(), keepalive(), keepalive()]
+        yield [keepalive() for _ in range(50)]
+        yield [keepalive(), role(), keepalive(), keepalive(), text("a"), keepalive(), keepalive()]
+
+    head, more = await read_head_runs(runs(), max_held=5)
+    shapes = [[(u.role is not None, u.text) for u in run] for run in head]
+    role_, empty = (True, ""), (False, "")
+    assert shapes == [[role_, empty], [role_, empty, (False, "a"), empty, empty]]
+    assert more
+
+
+async def test_updates_that_carry_something_still_stop_at_max_held() -> None:
+    async def runs() -> AsyncIterator[list[ChatResponseUpdate]]:
+        yield [keepalive(), keepalive(), role()]
+        yield [ChatResponseUpdate(additional_properties={"p": n}) for n in range(10)]
+
+    with pytest.raises(ResponseTooLargeError) as caught:
+        await read_head_runs(runs(), max_held=5)
+    assert caught.value.limit == "max_held_updates"
+    assert caught.value.partial_response is not None
 
 
 # ---- OutputWatch ----------------------------------------------------------------------------

@@ -227,9 +227,9 @@ class _StreamRecovery:
     def edit_run(self, run: list[ChatResponseUpdate]) -> None:
         """``edit`` each update of a run (``update_runs``).
 
-        Hot path: the usual update, one plain text that every stage would hand on as it is
-        (``ChoiceRecovery.passes``), is recognised here, inline, and only gathered for the
-        partial response; any other goes through ``edit``."""
+        Hot path: the usual update, one plain text (or server reasoning) that every stage would
+        hand on as it is (``ChoiceRecovery.passes``), is recognised here, inline, and only
+        gathered for the partial response; any other goes through ``edit``."""
         texts = self._texts
         for update in run:
             text = update.plain_text
@@ -237,11 +237,11 @@ class _StreamRecovery:
             if text is not None and update.choice_index == self._index:
                 if not text:
                     continue  # (plain and empty: a tool-call fragment's update)
+                kind = update.head.kind  # (text or server reasoning, as the gathered run's)
                 if (
-                    update.head.kind is TextContent
-                    and self._texts_kind is TextContent
+                    kind is self._texts_kind
                     and recovery is not None
-                    and recovery.passes(text, TextContent)
+                    and recovery.passes(text, kind)
                 ):
                     texts.append(text)
                     if len(texts) == _TEXT_RUN:

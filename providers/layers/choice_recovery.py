@@ -186,8 +186,7 @@ class ChoiceRecovery:
                         and content.raw is None
                         and (not self._line_start or self._begins_line(text))
                     ):
-                        # The parsers would hand the text on as it is; the edges stage holds
-                        # whitespace at the end back.
+                        # The parsers hand it on as it is; the edges stage may hold its end.
                         if self._edges_in_text and not text[-1].isspace():
                             return contents
                         edges = self._make_edges()

@@ -29,10 +29,11 @@ with the collector's header; the allocator rounds to 16 bytes, so a seventh slot
 as much as an eighth). The six fields are properties; setting one gives that update its own
 head or tuple.
 
-Only this module and ``update_parts`` know the slots; the chunk normaliser's modules
-(``providers.chat_completions``), which make every update of a stream, may write them too, and
-``tests/unit/architecture/test_update_friends.py`` holds everyone else to the public fields
-(``plain_text`` and ``head`` are read-only outside those modules).
+Only this module and ``update_parts`` know the private slots; the chat client's chunk
+producers (``chat_completions.normalize``, which makes the folded updates, and
+``event_reader``, which keeps each one's event as its bytes) write them too. Everyone else
+reads the public fields (``plain_text`` and ``head`` are read-only) and makes plain updates
+with ``of_text``: ``tests/unit/architecture/test_update_friends.py`` holds that list.
 
 Otherwise it behaves as the dataclass it was: the same constructor, fields, equality (``raw``
 excluded) and ``repr``.
@@ -121,7 +122,7 @@ class ChatResponseUpdate:
     boxed (``Boxed``) only if it could be taken for one of those."""
     _rare: tuple[ChatRole | None, ChatFinishReason | None, dict[str, Any] | None] | None
     """``(role, finish_reason, additional_properties)``, or ``None`` when all three are (nearly
-    every update): per-update code checks that one slot instead of three fields."""
+    every update). An update that has one is never plain (setting one folds it)."""
     choice_index: int
 
     def __init__(  # noqa: PLR0917 - positional, as the dataclass it replaces took them

@@ -8,9 +8,13 @@ Three ways in, cheapest first, each for what the one before cannot take:
    (``chunk_shapes.Template`` and ``FragmentTemplate``): recognised with a handful of C calls;
 3. the full path (``ChunkNormalizer.feed``), which learns the templates.
 
-The updates of 1 and 2 are plain (``ChatResponseUpdate.of_text``): an update and its text,
-nothing else. What the full path learns is kept in the stream's ``ReaderState``, which the
-``ChunkNormalizer`` owns and writes when it learns a template; this module reads events with it.
+The updates of 1 and 2 are plain: an update and its text, nothing else. They are made as
+``ChatResponseUpdate.of_text`` makes them, written out here (this module is one of the update's
+friends, ``tests/unit/architecture/test_update_friends.py``): one update per event, and the
+call would be a sizeable part of what reading an event costs.
+
+What the full path learns is kept in the stream's ``ReaderState``, which the ``ChunkNormalizer``
+owns and writes when it learns a template; this module reads events with it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ReaderState", "fast_loads", "loads", "read_events"]
 
-_of_text = ChatResponseUpdate.of_text
+_new = object.__new__
 _TEXT_PATH = ("choices", 0, "delta")
 _FRAGMENT_PATH = ("choices", 0, "delta", "tool_calls", 0, "function")
 
@@ -73,9 +77,13 @@ def read_events(
                 except ValueError:
                     text = None
                 if text and type(text) is str:
-                    # The template is the update's head (it holds the ids, time and kind) and
-                    # its event (its bytes are the template's with this text).
-                    append(_of_text(text, tb, tb.index, tb))
+                    update = _new(ChatResponseUpdate)  # (``of_text``: see the docstring)
+                    update._contents = update._rare = None
+                    update.plain_text = text
+                    update.head = tb  # (it holds the ids, time and kind the update would)
+                    update.choice_index = tb.index
+                    update._event = tb  # (its bytes are the template's with this text)
+                    append(update)
                     continue
             if fb is not None and data.startswith(fb.prefix) and data.endswith(fb.suffix):
                 try:
@@ -83,7 +91,13 @@ def read_events(
                 except ValueError:
                     text = None
                 if text and type(text) is str and n.append_arguments(fb.index, fb.call, text):
-                    append(_of_text("", fb, fb.index, data))  # (plain and empty)
+                    update = _new(ChatResponseUpdate)
+                    update._contents = update._rare = None
+                    update.plain_text = ""  # (plain and empty)
+                    update.head = fb
+                    update.choice_index = fb.index
+                    update._event = data
+                    append(update)
                     continue
             if data == b"[DONE]":
                 n.done = True
@@ -136,7 +150,12 @@ def read_events(
                                         last = t.head = UpdateHead(
                                             response_id, model_id, created, t.kind
                                         )
-                                    update = _of_text(text, last, index, data)
+                                    update = _new(ChatResponseUpdate)
+                                    update._contents = update._rare = None
+                                    update.plain_text = text
+                                    update.head = last
+                                    update.choice_index = index
+                                    update._event = data
                                     append(update)
                                     if state.relearn > 0:
                                         tb = _learn_text(

@@ -231,23 +231,20 @@ class _StreamRecovery:
         hand on as it is (``ChoiceRecovery.passes``), is recognised here, inline, and only
         gathered for the partial response; any other goes through ``edit``."""
         texts = self._texts
+        recovery, index, gathered = self._recovery, self._index, self._texts_kind
         for update in run:
             text = update.plain_text
-            recovery = self._recovery
-            if text is not None and update.choice_index == self._index:
+            if text is not None and update.choice_index == index:
                 if not text:
                     continue  # (plain and empty: a tool-call fragment's update)
                 kind = update.head.kind  # (text or server reasoning, as the gathered run's)
-                if (
-                    kind is self._texts_kind
-                    and recovery is not None
-                    and recovery.passes(text, kind)
-                ):
+                if kind is gathered and recovery is not None and recovery.passes(text, kind):
                     texts.append(text)
                     if len(texts) == _TEXT_RUN:
                         self._fold()
                     continue
-            self.edit(update)
+            self.edit(update)  # (which may change all three)
+            recovery, index, gathered = self._recovery, self._index, self._texts_kind
         if run:
             self._last = run[-1]
 

@@ -186,7 +186,7 @@ def test_a_mutated_copy_of_a_real_layer_is_caught(tmp_path: Path) -> None:
     """Text recovery as it was before the seal (reading the update's slots in its run loop):
     one line of that, put back into a copy of today's module, fails the check."""
     source = (ROOT / "providers/layers/text_recovery.py").read_text(encoding="utf-8")
-    anchor = "            text = update.plain_text\n            recovery = self._recovery\n"
+    anchor = "        for update in run:\n            text = update.plain_text\n"
     assert anchor in source
     mutated = tmp_path / "text_recovery.py"
     mutated.write_text(

@@ -14,7 +14,10 @@ The check reads the source with ``ast``. A private name is one of the class's ow
 and methods that start with one underscore, read from the class, so a new slot is covered the
 day it is added); touching it on anything but ``self`` or ``cls`` outside the friends, or
 through ``getattr``/``setattr`` with the name written out, is a violation. ``self._x`` is a
-class's own state and never counted: the names are common (``_text``, ``_event``).
+class's own state and never counted: the names are common (``_text``, ``_event``). The check
+goes by name, not by type (``ast`` cannot tell what ``x`` is in ``x._plain``): a sealed
+class's private name touched on any other object is reported, and the fix is a public
+accessor or another name, not a longer friend list.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from providers.abstractions.contents import TextContent
 from providers.abstractions.errors import InvalidResponseError
 from providers.abstractions.response_update import ChatResponseUpdate, UpdateHead
 from providers.chat_completions.chunk_shapes import FragmentTemplate, Template, choice_head, head
-from providers.chat_completions.event_templates import RELEARN_BUDGET, EventTemplate, learn
+from providers.chat_completions.event_templates import EventTemplate, learn
 from providers.transport.json_guard import nests_deeper, too_deep
 
 if TYPE_CHECKING:
@@ -48,11 +48,11 @@ class ReaderState:
 
     __slots__ = ("depth", "fragment", "relearn", "template")
 
-    def __init__(self, depth: int) -> None:
+    def __init__(self, depth: int, relearn: int) -> None:
         self.depth = depth
         self.template: Template | None = None  # this stream's common chunk, once seen
         self.fragment: FragmentTemplate | None = None  # its common tool-call chunk
-        self.relearn = RELEARN_BUDGET  # event templates this stream may still learn
+        self.relearn = relearn  # event templates this stream may still learn
 
 
 def read_events(

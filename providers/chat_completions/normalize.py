@@ -44,6 +44,7 @@ from providers.chat_completions.chunk_shapes import (
 )
 from providers.chat_completions.chunk_shapes import shape as shape_of
 from providers.chat_completions.event_reader import ReaderState, read_events
+from providers.chat_completions.event_templates import RELEARN_BUDGET
 from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator, mark_cut_call
 from providers.transport.error_classification import error_from_stream_event
 
@@ -109,7 +110,7 @@ class ChunkNormalizer:
         self._fingerprint: object = None
         self._top = self._choice = self._delta = NO_SHAPE  # the last shape at each level
         # What the full path learns (the stream's templates), for ``read_events``.
-        self.reader = ReaderState((limits or DEFAULT_LIMITS).max_json_depth)
+        self.reader = ReaderState((limits or DEFAULT_LIMITS).max_json_depth, RELEARN_BUDGET)
         self._head = NO_HEAD  # the last updates' ids and time (``UpdateHead``), shared
         self.done = False  # `data: [DONE]` read (``read_events``)
         self.finished = False  # a finish reason read (``read_events``)

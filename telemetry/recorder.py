@@ -120,14 +120,18 @@ class RequestRecorder:
         call; not role-only, keepalive, finish or usage updates), inlined in the same pass that
         looks for usage: the property builds a generator per call, several times the cost.
         """
-        contents = update._contents  # (not the property: an unfolded text has no list)
-        if contents is None:
-            if update._text is not None:  # one unfolded text (``response_update``)
+        text = update.plain_text  # (not ``contents``: a plain update has no list)
+        if text is not None:  # plain (``response_update``): one text or nothing, no fields
+            if text:
                 self._last_token = now = self._clock()
                 if self._first_token is None:
                     self._first_token = now
                 self._substantive += 1
-        elif contents:  # (tool-call fragments, role and keepalive updates have none)
+            self._saw_model(update)
+            self.last = update
+            return
+        contents = update.contents
+        if contents:  # (tool-call fragments, role and keepalive updates have none)
             substantive = False
             for content in contents:
                 kind = type(content)
@@ -144,34 +148,33 @@ class RequestRecorder:
                 if self._first_token is None:
                     self._first_token = now
                 self._substantive += 1
-        rare = update._rare  # (role, finish, properties: ``None`` when none is set)
-        if rare is not None:
-            finish = rare[1]
-            if finish is not None:
-                if self._finish is None:
-                    self._finish = {}
-                self._finish[update.choice_index] = finish.value
-            if rare[2]:
-                self._properties(rare[2])
+        finish = update.finish_reason
+        if finish is not None:
+            if self._finish is None:
+                self._finish = {}
+            self._finish[update.choice_index] = finish.value
+        properties = update.additional_properties
+        if properties:
+            self._properties(properties)
+        self._saw_model(update)
+        self.last = update
+
+    def _saw_model(self, update: ChatResponseUpdate) -> None:
         if self._response_model is None and update.model_id is not None:
             self._response_model = update.model_id
             self._response_id = update.response_id
-        self.last = update
 
     def observe_run(self, run: list[ChatResponseUpdate]) -> None:
         """The updates of one run (``update_runs``), which arrived together.
 
-        Hot path: the usual update, one unfolded text with nothing else, is counted inline;
+        Hot path: the usual update, one plain text with nothing else, is counted inline;
         its token time is the run's (one clock reading: they arrived in one read).
         """
         substantive = 0
         for update in run:
-            if (
-                update._contents is None  # (unfolded: one text, or a tool-call fragment's none)
-                and update._rare is None  # (no role, finish or properties)
-                and self._response_model is not None
-            ):
-                if update._text is not None:
+            text = update.plain_text  # (one text or a tool-call fragment's none, no fields)
+            if text is not None and self._response_model is not None:
+                if text:
                     substantive += 1
             else:
                 self.observe(update)

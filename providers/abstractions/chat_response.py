@@ -128,31 +128,30 @@ class ChatResponseBuilder:
         self.count += 1
         if self._ids_missing:
             self._take_ids(update)
-        rare = update._rare  # (role, finish, properties: ``None`` when none is set)
-        if rare is not None:
-            role, finish_reason, properties = rare
-            if finish_reason is not None:
-                self._finish_reason = finish_reason
-            if role is not None:
-                self._take_role(update.choice_index, role)
-            if properties:
-                if self._properties is None:
-                    self._properties = {}
-                self._properties.update(properties)
-        if self._keep_raw and update._event is not None:
+        if self._keep_raw:
             if self._raws is None:
                 self._raws = []
             self._raws.append(update)  # (its raw is read when the response's is)
         contents = self._contents
         if update.choice_index != self._index:
             contents = self._choice(update.choice_index)
-        items = update._contents
-        if items is None:  # unfolded (``response_update``): one text, or nothing
-            text = update._text
-            if text is not None:
-                self._add_text(update._head.kind, text, None, contents)
+        text = update.plain_text
+        if text is not None:  # plain (``response_update``): one text, or nothing, no fields
+            if text:
+                self._add_text(update.head.kind, text, None, contents)
             return
-        for content in items:
+        finish_reason = update.finish_reason
+        if finish_reason is not None:
+            self._finish_reason = finish_reason
+        role = update.role
+        if role is not None:
+            self._take_role(update.choice_index, role)
+        properties = update.additional_properties
+        if properties:
+            if self._properties is None:
+                self._properties = {}
+            self._properties.update(properties)
+        for content in update.contents:
             kind = type(content)
             if kind is TextContent or kind is TextReasoningContent:
                 self._add_text(
@@ -195,9 +194,8 @@ class ChatResponseBuilder:
     def add_all(self, updates: Iterable[ChatResponseUpdate]) -> None:
         """``add`` each of ``updates``.
 
-        Hot path: the usual update (unfolded: one text of the current run's kind and choice,
-        or no contents at all, and nothing else) is taken inline; any other goes through
-        ``add``.
+        Hot path: the usual update (plain: one text of the current run's kind and choice, or
+        no contents at all, and nothing else) is taken inline; any other goes through ``add``.
         """
         keep_raw = self._keep_raw
         raws = self._raws
@@ -206,25 +204,24 @@ class ChatResponseBuilder:
         index = self._index
         ids_missing = self._ids_missing
         for update in updates:
+            text = update.plain_text
             if (
-                update._contents is None
+                text is not None
                 and update.choice_index == index
-                and update._rare is None  # (no role, finish or properties)
                 and not ids_missing
+                and (not text or (run is not None and run.kind is update.head.kind))
             ):
-                text = update._text
-                if text is None or (run is not None and run.kind is update._head.kind):
-                    added += 1
-                    if keep_raw and update._event is not None:
-                        if raws is None:
-                            raws = self._raws = []
-                        raws.append(update)
-                    if text is not None:
-                        texts = run.texts  # type: ignore[union-attr]
-                        texts.append(text)
-                        if len(texts) == _RUN_BLOCK:
-                            run.compact()  # type: ignore[union-attr]
-                    continue
+                added += 1
+                if keep_raw:
+                    if raws is None:
+                        raws = self._raws = []
+                    raws.append(update)
+                if text:
+                    texts = run.texts  # type: ignore[union-attr]
+                    texts.append(text)
+                    if len(texts) == _RUN_BLOCK:
+                        run.compact()  # type: ignore[union-attr]
+                continue
             self.add(update)
             run = self._run
             index = self._index
@@ -375,7 +372,7 @@ def _lazy_raw(slot: Any) -> property:
     def get(response: ChatResponse) -> Any:
         value = slot.__get__(response, ChatResponse)
         if type(value) is _PendingRaw:
-            value = [update.raw for update in value.updates]
+            value = [raw for update in value.updates if (raw := update.raw) is not None]
             slot.__set__(response, value)
         return value
 

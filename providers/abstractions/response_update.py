@@ -7,26 +7,33 @@ application still holds each time it runs. Measured on CPython 3.11 (100,000 kep
 an update with a one-item ``contents`` list holding a ``TextContent`` costs 1.26 µs to make
 and keep, 0.53 µs of it allocation and the rest the collector; a single object costs 0.60 µs.
 
-So the usual update, one text (or one reasoning text) and nothing else, is stored *unfolded*:
-the text and its kind in two slots, and ``contents`` is made from them the first time it is
-read (the list is then kept, so editing it in place works as on any other update). The chunk
-the server sent is kept as the event's bytes, which the collector never walks, and parsed the
-first time ``raw`` is read. Reading ``text``, ``reasoning`` or ``is_substantive`` builds
-neither. The library's own per-update code (the partial response, telemetry, text recovery)
-reads the unfolded fields directly (``unfolded_text``), so a pipeline that only forwards text
-never builds the list either.
+So the usual update, one text (or one reasoning text) and nothing else, is stored *plain*:
+the text in ``plain_text`` and its kind in ``head.kind``, and ``contents`` is made from them
+the first time it is read (the list is then kept, so editing it in place works as on any other
+update). The chunk the server sent is kept as the event's bytes, which the collector never
+walks, and parsed the first time ``raw`` is read. Reading ``text``, ``reasoning`` or
+``is_substantive`` builds neither. Per-update code (the partial response, telemetry, text
+recovery) asks one question of an update, ``plain_text``: a string means "this text of
+``head.kind`` and nothing else" (``""``: nothing at all), ``None`` means "look at the fields".
+So a pipeline that only forwards text never builds the list either.
 
 The fields are packed too, for the same reason (200 streams of 500 kept updates are 100,000
 objects, and each slot is 8 bytes of every one): ``response_id``, ``model_id`` and
-``created_at``, the same on every update of a stream, and the unfolded text's kind are one
-shared ``UpdateHead`` (the stream's event template serves as one); ``role``,
+``created_at``, the same on every update of a stream, and the plain text's kind are one
+shared ``head`` (an ``UpdateHead``; the stream's event template serves as one); ``role``,
 ``finish_reason`` and ``additional_properties``, set on a stream's first and last updates
-only, are one ``_rare`` tuple, ``None`` on the others, which per-update code checks instead
-of three fields; and the unread event and the ``raw`` value share a slot (one replaces the
-other when ``raw`` is read). Six slots, not twelve: 80 bytes an update instead of 128
-(CPython 3.11, with the collector's header; the allocator rounds to 16 bytes, so a seventh
-slot would cost as much as an eighth). The six fields are properties; setting one gives that
-update its own head or tuple.
+only, are one ``_rare`` tuple, ``None`` on the others (an update that has them is never
+plain); and the unread event and the ``raw`` value share a slot (one replaces the other when
+``raw`` is read). Six slots, not twelve: 80 bytes an update instead of 128 (CPython 3.11,
+with the collector's header; the allocator rounds to 16 bytes, so a seventh slot would cost
+as much as an eighth). The six fields are properties; setting one gives that update its own
+head or tuple.
+
+Only this module and ``update_parts`` know the private slots; the chat client's chunk
+producers (``chat_completions.normalize``, which makes the folded updates, and
+``event_reader``, which keeps each one's event as its bytes) write them too. Everyone else
+reads the public fields (``plain_text`` and ``head`` are read-only) and makes plain updates
+with ``of_text``: ``tests/unit/architecture/test_update_friends.py`` holds that list.
 
 Otherwise it behaves as the dataclass it was: the same constructor, fields, equality (``raw``
 excluded) and ``repr``.
@@ -64,6 +71,7 @@ from providers.abstractions.update_parts import (
 __all__ = ["NO_HEAD", "ChatResponseUpdate", "EventSource", "TextKind", "UpdateHead", "parse_event"]
 
 _SUBSTANTIVE = (TextContent, TextReasoningContent, FunctionCallContent)
+_new = object.__new__
 
 
 def parse_event(event: bytes) -> Any:
@@ -83,7 +91,7 @@ class ChatResponseUpdate:
     See the module docstring for how the usual update is stored.
     """
 
-    __slots__ = ("_contents", "_event", "_head", "_rare", "_text", "choice_index")
+    __slots__ = ("_contents", "_event", "_rare", "choice_index", "head", "plain_text")
     __match_args__ = (
         "contents",
         "role",
@@ -96,21 +104,25 @@ class ChatResponseUpdate:
     )
     __hash__ = None  # type: ignore[assignment]  # (mutable, compared by value: as the dataclass)
 
+    plain_text: str | None
+    """While the update is plain (one text of ``head.kind``, no other content, no role,
+    finish reason or properties): that text, or ``""`` for no content at all (a tool-call
+    fragment's update). ``None`` once it is not (read ``contents`` and the fields). Read-only:
+    the one question per-update code asks (see the module docstring)."""
+    head: Head
+    """``response_id``, ``model_id``, ``created_at`` and the plain text's kind
+    (``UpdateHead``), shared by the updates of a stream. Read-only; ``head.kind`` means
+    nothing once the update is not plain."""
     _contents: list[AIContent] | None
-    """``None`` while unfolded: the contents are then one ``_head.kind(_text)``, or none at
-    all when ``_text`` is ``None`` too (a tool-call fragment's update)."""
-    _text: str | None
+    """``None`` exactly while the update is plain (``plain_text`` is then a string)."""
     _event: Any
     """Where ``raw`` comes from, in one slot: the event's bytes, or what writes them (the
-    stream's template, from ``_text``; a ``Folded`` one, from its own text), while ``raw``
-    has not been read; after, or when given, the value itself (``None`` included), boxed
-    (``Boxed``) only if it could be taken for one of those."""
-    _head: Head
-    """``response_id``, ``model_id``, ``created_at`` and the text's kind (``UpdateHead``),
-    shared."""
+    stream's template, from ``plain_text``; a ``Folded`` one, from its own text), while
+    ``raw`` has not been read; after, or when given, the value itself (``None`` included),
+    boxed (``Boxed``) only if it could be taken for one of those."""
     _rare: tuple[ChatRole | None, ChatFinishReason | None, dict[str, Any] | None] | None
     """``(role, finish_reason, additional_properties)``, or ``None`` when all three are (nearly
-    every update): per-update code checks that one slot instead of three fields."""
+    every update). An update that has one is never plain (setting one folds it)."""
     choice_index: int
 
     def __init__(  # noqa: PLR0917 - positional, as the dataclass it replaces took them
@@ -126,15 +138,35 @@ class ChatResponseUpdate:
         raw: Any = None,
     ) -> None:
         self._contents = [] if contents is None else contents
-        self._text = None
+        self.plain_text = None
         self._rare = (
             None
             if role is None and finish_reason is None and additional_properties is None
             else (role, finish_reason, additional_properties)
         )
-        self._head = head_of(response_id, model_id, created_at)
+        self.head = head_of(response_id, model_id, created_at)
         self.choice_index = choice_index
         self._event = raw if is_plain(raw) else Boxed(raw)
+
+    @classmethod
+    def of_text(cls, text: str, head: Head, choice_index: int, event: Any) -> ChatResponseUpdate:
+        """A plain update: ``text`` of ``head.kind`` (``""``: no content), nothing else; ``raw``
+        comes from ``event`` (the event's bytes, the parsed chunk, or the stream's event
+        template). How the chunk normaliser makes the usual update: no list, no tuple."""
+        update = _new(cls)
+        update._contents = update._rare = None
+        update.plain_text = text
+        update.head = head
+        update.choice_index = choice_index
+        update._event = event
+        return update
+
+    def _set_rare(
+        self, rare: tuple[ChatRole | None, ChatFinishReason | None, dict[str, Any] | None] | None
+    ) -> None:
+        if rare is not None and self._contents is None:
+            self.contents  # noqa: B018 - no longer plain: the contents become a list
+        self._rare = rare
 
     @property
     def role(self) -> ChatRole | None:
@@ -144,7 +176,7 @@ class ChatResponseUpdate:
     @role.setter
     def role(self, value: ChatRole | None) -> None:
         rare = self._rare or NO_RARE
-        self._rare = rare_of(value, rare[1], rare[2])
+        self._set_rare(rare_of(value, rare[1], rare[2]))
 
     @property
     def finish_reason(self) -> ChatFinishReason | None:
@@ -154,7 +186,7 @@ class ChatResponseUpdate:
     @finish_reason.setter
     def finish_reason(self, value: ChatFinishReason | None) -> None:
         rare = self._rare or NO_RARE
-        self._rare = rare_of(rare[0], value, rare[2])
+        self._set_rare(rare_of(rare[0], value, rare[2]))
 
     @property
     def additional_properties(self) -> dict[str, Any] | None:
@@ -164,41 +196,41 @@ class ChatResponseUpdate:
     @additional_properties.setter
     def additional_properties(self, value: dict[str, Any] | None) -> None:
         rare = self._rare or NO_RARE
-        self._rare = rare_of(rare[0], rare[1], value)
+        self._set_rare(rare_of(rare[0], rare[1], value))
 
     @property
     def response_id(self) -> str | None:
-        return self._head.response_id
+        return self.head.response_id
 
     @response_id.setter
     def response_id(self, value: str | None) -> None:
-        head = self._head
-        self._head = head_of(value, head.model_id, head.created_at, head.kind)
+        head = self.head
+        self.head = head_of(value, head.model_id, head.created_at, head.kind)
 
     @property
     def model_id(self) -> str | None:
-        return self._head.model_id
+        return self.head.model_id
 
     @model_id.setter
     def model_id(self, value: str | None) -> None:
-        head = self._head
-        self._head = head_of(head.response_id, value, head.created_at, head.kind)
+        head = self.head
+        self.head = head_of(head.response_id, value, head.created_at, head.kind)
 
     @property
     def created_at(self) -> int | None:
-        return self._head.created_at
+        return self.head.created_at
 
     @created_at.setter
     def created_at(self, value: int | None) -> None:
-        head = self._head
-        self._head = head_of(head.response_id, head.model_id, value, head.kind)
+        head = self.head
+        self.head = head_of(head.response_id, head.model_id, value, head.kind)
 
     @property
     def contents(self) -> list[AIContent]:
         contents = self._contents
         if contents is None:
             text = self._fold()
-            contents = self._contents = [] if text is None else [self._head.kind(text)]
+            contents = self._contents = [self.head.kind(text)] if text else []
         return contents
 
     @contents.setter
@@ -208,46 +240,39 @@ class ChatResponseUpdate:
         self._contents = value
 
     def _fold(self) -> str | None:
-        """Leave the unfolded form: the text, which ``_text`` stops holding. If a template
+        """Leave the plain form: the text, which ``plain_text`` stops holding. If a template
         stands for the event, the text it is written from goes with it (``Folded``): a layer
         that edits the contents (text recovery trims whitespace at a block's edge) must not
         make the update hold the event's bytes from then on."""
-        text = self._text
+        text = self.plain_text
         event = self._event
-        if text is not None and writes_events(event) and type(event) is not Folded:
+        if text and writes_events(event) and type(event) is not Folded:
             self._event = Folded(event, text)
-        self._text = None
+        self.plain_text = None
         return text
 
-    def _unfold(self) -> None:
-        """Back to the unfolded form if the contents allow it (one text of the head's kind and
-        nothing else on it, or none): for a layer that replaced them (text recovery trims a
-        block's whitespace), so that an update it edited costs a caller who keeps it no more
-        than one it did not. The event stays as ``_fold`` left it."""
+    def make_plain(self) -> None:
+        """Back to the plain form if the update is one again (one text of the head's kind and
+        nothing else, or nothing at all): for a layer that replaced the contents (text recovery
+        trims a block's whitespace), so that an update it edited costs a caller who keeps it no
+        more than one it did not, and reads as plain to the layers after it. The event stays as
+        ``_fold`` left it."""
         contents = self._contents
-        if contents is None or len(contents) > 1:
+        if contents is None or len(contents) > 1 or self._rare is not None:
             return
         if contents:
             only = contents[0]
             if (
-                type(only) is not self._head.kind
+                type(only) is not self.head.kind
                 or only.additional_properties is not None
                 or only.raw is not None
+                or not only.text
             ):
                 return
-            self._text = only.text
+            self.plain_text = only.text
+        else:
+            self.plain_text = ""
         self._contents = None
-
-    @property
-    def unfolded_text(self) -> str | None:
-        """The text while the update is one unfolded text (of ``unfolded_kind``), else
-        ``None``: for per-update code that must not build ``contents`` to look at it."""
-        return self._text if self._contents is None else None
-
-    @property
-    def unfolded_kind(self) -> TextKind:
-        """``TextContent`` or ``TextReasoningContent``: what ``unfolded_text`` is."""
-        return self._head.kind
 
     @property
     def raw(self) -> Any:
@@ -258,8 +283,8 @@ class ChatResponseUpdate:
             raw = parse_event(event)
         elif kind is Boxed:
             return event.value
-        elif writes_events(event):  # (a template: the text is ``_text``, or in ``Folded``)
-            raw = parse_event(event.event_of(self._text))
+        elif writes_events(event):  # (a template: the text is ``plain_text``, or in ``Folded``)
+            raw = parse_event(event.event_of(self.plain_text))
         else:
             return event  # (the value itself: parsed already, or given)
         self._event = raw if is_plain(raw) else Boxed(raw)
@@ -272,13 +297,13 @@ class ChatResponseUpdate:
     @property
     def text(self) -> str:
         if self._contents is None:
-            return (self._text or "") if self._head.kind is TextContent else ""
+            return self.plain_text if self.head.kind is TextContent else ""  # type: ignore[return-value]
         return "".join(c.text for c in self._contents if type(c) is TextContent)
 
     @property
     def reasoning(self) -> str:
         if self._contents is None:
-            return (self._text or "") if self._head.kind is TextReasoningContent else ""
+            return self.plain_text if self.head.kind is TextReasoningContent else ""  # type: ignore[return-value]
         return "".join(c.text for c in self._contents if type(c) is TextReasoningContent)
 
     @property
@@ -290,7 +315,7 @@ class ChatResponseUpdate:
         """
         contents = self._contents
         if contents is None:
-            return self._text is not None  # (an unfolded text is never empty)
+            return bool(self.plain_text)
         for content in contents:  # noqa: SIM110 - a loop, not any(genexpr): per update
             if isinstance(content, _SUBSTANTIVE):
                 return True

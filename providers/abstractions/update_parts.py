@@ -28,7 +28,7 @@ TextKind = type[TextContent] | type[TextReasoningContent]
 
 
 class EventSource(Protocol):
-    """Where an unfolded update's event can be written again from its text: the stream's
+    """Where a plain update's event can be written again from its text: the stream's
     event template (``providers.chat_completions.event_templates``), shared by every update
     of it, so that an update read from a template keeps no bytes of its own."""
 
@@ -36,7 +36,7 @@ class EventSource(Protocol):
 
 
 class UpdateHead:
-    """``response_id``, ``model_id`` and ``created_at`` of updates, and the kind of an unfolded
+    """``response_id``, ``model_id`` and ``created_at`` of updates, and the kind of a plain
     update's text: the same on every update of a stream (of a run of its text or reasoning),
     so its updates share one (an update holds it in one slot, not four). Never changed once
     made: setting a field on an update gives the update a head of its own. The stream's event

@@ -35,7 +35,6 @@ __all__ = [
 ]
 
 _HEAD = ("id", "model", "created", "choices")
-_new = object.__new__  # (as ``normalize`` makes its updates: see there)
 _CHOICE_HEAD = ("index", "delta", "finish_reason")
 
 
@@ -301,12 +300,8 @@ class FragmentTemplate:
         ):
             model_id = model_id if type(model_id) is str else None  # (dropped: issue 32)
             last = self.head = UpdateHead(response_id, model_id, created)
-        update = _new(ChatResponseUpdate)  # unfolded and empty (``response_update``)
-        update._contents = update._text = update._rare = None
-        update._head = last
-        update.choice_index = index
-        update._event = chunk  # (the parsed chunk: ``raw`` itself)
-        return update
+        # Plain and empty (``response_update``); ``raw`` is the parsed chunk itself.
+        return ChatResponseUpdate.of_text("", last, index, chunk)
 
 
 def fragment_template_for(chunk: Any, update: ChatResponseUpdate) -> FragmentTemplate | None:

@@ -8,9 +8,13 @@ Three ways in, cheapest first, each for what the one before cannot take:
    (``chunk_shapes.Template`` and ``FragmentTemplate``): recognised with a handful of C calls;
 3. the full path (``ChunkNormalizer.feed``), which learns the templates.
 
-The updates of 1 and 2 are unfolded (``response_update``): an update and its text, nothing else.
-What is learnt is kept on the ``ChunkNormalizer`` (its state is the stream's); this module only
-reads events with it.
+The updates of 1 and 2 are plain: an update and its text, nothing else. They are made as
+``ChatResponseUpdate.of_text`` makes them, written out here (this module is one of the update's
+friends, ``tests/unit/architecture/test_update_friends.py``): one update per event, and the
+call would be a sizeable part of what reading an event costs.
+
+What the full path learns is kept in the stream's ``ReaderState``, which the ``ChunkNormalizer``
+owns and writes when it learns a template; this module reads events with it.
 """
 
 from __future__ import annotations
@@ -30,11 +34,25 @@ from providers.transport.json_guard import mark_lone_surrogates, nests_deeper, t
 if TYPE_CHECKING:
     from providers.chat_completions.normalize import ChunkNormalizer
 
-__all__ = ["fast_loads", "loads", "read_events"]
+__all__ = ["ReaderState", "fast_loads", "loads", "read_events"]
 
-_new = object.__new__  # (as ``normalize`` makes its updates: see there)
+_new = object.__new__
 _TEXT_PATH = ("choices", 0, "delta")
 _FRAGMENT_PATH = ("choices", 0, "delta", "tool_calls", 0, "function")
+
+
+class ReaderState:
+    """What the reader keeps from one read of a stream to the next: the templates the
+    normaliser's full path learnt (``template``, ``fragment``), how many event templates the
+    stream may still learn (``relearn``), and how deep an event may nest (``depth``)."""
+
+    __slots__ = ("depth", "fragment", "relearn", "template")
+
+    def __init__(self, depth: int, relearn: int) -> None:
+        self.depth = depth
+        self.template: Template | None = None  # this stream's common chunk, once seen
+        self.fragment: FragmentTemplate | None = None  # its common tool-call chunk
+        self.relearn = relearn  # event templates this stream may still learn
 
 
 def read_events(
@@ -45,11 +63,12 @@ def read_events(
     Hot path: every event of every stream, each way in inline."""
     updates: list[ChatResponseUpdate] = []
     append = updates.append
-    t = n._template
+    state = n.reader
+    t = state.template
     tb = t.bytes if t is not None else None
-    f = n._fragment
+    f = state.fragment
     fb = f.bytes if f is not None else None
-    depth = n._depth
+    depth = state.depth
     try:
         for data in events:
             if tb is not None and data.startswith(tb.prefix) and data.endswith(tb.suffix):
@@ -58,11 +77,10 @@ def read_events(
                 except ValueError:
                     text = None
                 if text and type(text) is str:
-                    update = _new(ChatResponseUpdate)  # see _new
-                    update._contents = None  # unfolded: one text
-                    update._text = text
-                    update._rare = None
-                    update._head = tb  # (it holds the ids, time and kind the update would)
+                    update = _new(ChatResponseUpdate)  # (``of_text``: see the docstring)
+                    update._contents = update._rare = None
+                    update.plain_text = text
+                    update.head = tb  # (it holds the ids, time and kind the update would)
                     update.choice_index = tb.index
                     update._event = tb  # (its bytes are the template's with this text)
                     append(update)
@@ -72,11 +90,11 @@ def read_events(
                     text = fast_loads(data[fb.cut : len(data) - fb.tail])
                 except ValueError:
                     text = None
-                if text and type(text) is str and n._append_arguments(fb.index, fb.call, text):
+                if text and type(text) is str and n.append_arguments(fb.index, fb.call, text):
                     update = _new(ChatResponseUpdate)
-                    update._contents = update._text = None  # unfolded and empty
-                    update._rare = None
-                    update._head = fb
+                    update._contents = update._rare = None
+                    update.plain_text = ""  # (plain and empty)
+                    update.head = fb
                     update.choice_index = fb.index
                     update._event = data
                     append(update)
@@ -89,9 +107,9 @@ def read_events(
             except ValueError:
                 chunk = None
             if type(chunk) is not dict:
-                chunk = loads(data, n._backend, depth)  # json's, or an error
+                chunk = loads(data, n.backend, depth)  # json's, or an error
             elif len(data) > 2 * depth and nests_deeper(chunk, data, depth):
-                raise too_deep(depth, "a stream event", n._backend)
+                raise too_deep(depth, "a stream event", n.backend)
             if t is not None and len(chunk) == t.top_len:
                 try:
                     response_id, model_id, created, choices = head(chunk)
@@ -134,43 +152,42 @@ def read_events(
                                         last = t.head = UpdateHead(
                                             response_id, model_id, created, t.kind
                                         )
-                                    update = _new(ChatResponseUpdate)  # see _new
-                                    update._contents = None  # unfolded: one text
-                                    update._text = text
-                                    update._rare = None
-                                    update._head = last
+                                    update = _new(ChatResponseUpdate)
+                                    update._contents = update._rare = None
+                                    update.plain_text = text
+                                    update.head = last
                                     update.choice_index = index
                                     update._event = data
                                     append(update)
-                                    if n._relearn > 0:
+                                    if state.relearn > 0:
                                         tb = _learn_text(
-                                            n, t, data, chunk, update=update, text=text
+                                            state, t, data, chunk, update=update, text=text
                                         )
                                     continue
                 except KeyError:
                     pass  # (a key of the template missing: not the common chunk)
             if f is not None:  # (the common tool-call chunk, ``FragmentTemplate``)
-                fragment = f.read(chunk, n._append_arguments)
+                fragment = f.read(chunk, n.append_arguments)
                 if fragment is not None:
-                    fragment._event = data
+                    fragment._event = data  # (the chunk is kept as its bytes)
                     append(fragment)
-                    if n._relearn > 0:
-                        fb = _learn_fragment(n, f, data, chunk, fragment)
+                    if state.relearn > 0:
+                        fb = _learn_fragment(state, f, data, chunk, fragment)
                     continue
-            made = n._feed_full(chunk)
+            made = n.feed_full(chunk)
             for update in made:
                 if update.finish_reason is not None:
                     n.finished = True
                 update._event = data  # (the chunk is kept as its bytes)
                 append(update)
-            if n._template is not t:
-                t = n._template
+            if state.template is not t:
+                t = state.template
                 tb = None
-                if t is not None and n._relearn > 0 and len(made) == 1:  # (learnt from it)
+                if t is not None and state.relearn > 0 and len(made) == 1:  # (learnt from it)
                     text = made[0].contents[0].text  # type: ignore[attr-defined]
-                    tb = _learn_text(n, t, data, chunk, update=made[0], text=text)
-            if n._fragment is not f:
-                f = n._fragment
+                    tb = _learn_text(state, t, data, chunk, update=made[0], text=text)
+            if state.fragment is not f:
+                f = state.fragment
                 fb = f.bytes if f is not None else None
     except Exception as exc:  # (handed over, with the updates before it)
         return updates, exc
@@ -178,7 +195,7 @@ def read_events(
 
 
 def _learn_text(
-    n: ChunkNormalizer,
+    state: ReaderState,
     t: Template,
     data: bytes,
     chunk: dict[str, Any],
@@ -187,7 +204,7 @@ def _learn_text(
     text: str,
 ) -> EventTemplate | None:
     """The event template of ``data``, a common chunk ``t`` read as ``update`` (``text``)."""
-    n._relearn -= 1
+    state.relearn -= 1
     cut = learn(data, chunk, _TEXT_PATH, t.field, text)
     t.bytes = (
         None
@@ -202,14 +219,14 @@ def _learn_text(
 
 
 def _learn_fragment(
-    n: ChunkNormalizer,
+    state: ReaderState,
     f: FragmentTemplate,
     data: bytes,
     chunk: dict[str, Any],
     update: ChatResponseUpdate,
 ) -> EventTemplate | None:
     """The event template of ``data``, a tool-call fragment ``f`` read as ``update``."""
-    n._relearn -= 1
+    state.relearn -= 1
     entry = chunk["choices"][0]["delta"]["tool_calls"][0]  # (as ``f`` has just read it)
     text = entry["function"]["arguments"]
     cut = learn(data, chunk, _FRAGMENT_PATH, "arguments", text)

@@ -38,14 +38,12 @@ from providers.abstractions.usage import parse_usage
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.chunk_shapes import (
     NO_SHAPE,
-    FragmentTemplate,
-    Template,
     fragment_template_for,
     non_null,
     template_for,
 )
 from providers.chat_completions.chunk_shapes import shape as shape_of
-from providers.chat_completions.event_reader import read_events
+from providers.chat_completions.event_reader import ReaderState, read_events
 from providers.chat_completions.event_templates import RELEARN_BUDGET
 from providers.chat_completions.tool_call_accumulator import ToolCallAccumulator, mark_cut_call
 from providers.transport.error_classification import error_from_stream_event
@@ -73,25 +71,22 @@ class ChunkNormalizer:
     """
 
     __slots__ = (
-        "_backend",
         "_choice",
         "_delta",
-        "_depth",
         "_fingerprint",
-        "_fragment",
         "_head",
         "_limits",
         "_offered_tools",
         "_profile",
         "_reasoning_fields",
         "_redact_fingerprint",
-        "_relearn",
         "_stop_fields",
-        "_template",
         "_tools",
         "_top",
+        "backend",
         "done",
         "finished",
+        "reader",
     )
 
     def __init__(
@@ -107,17 +102,15 @@ class ChunkNormalizer:
         self._offered_tools = offered_tools
         self._limits = limits
         self._profile = profile_for(profile)
-        self._backend = self._profile.name
+        self.backend = self._profile.name
         self._reasoning_fields = self._profile.reasoning_fields
         self._stop_fields = self._profile.stop_sequence_fields
         self._redact_fingerprint = redact_fingerprint
         self._tools: dict[int, ToolCallAccumulator] = {}
         self._fingerprint: object = None
         self._top = self._choice = self._delta = NO_SHAPE  # the last shape at each level
-        self._template: Template | None = None  # this stream's common chunk, once seen
-        self._fragment: FragmentTemplate | None = None  # its common tool-call chunk
-        self._depth = (limits or DEFAULT_LIMITS).max_json_depth
-        self._relearn = RELEARN_BUDGET  # event templates this stream may still learn
+        # What the full path learns (the stream's templates), for ``read_events``.
+        self.reader = ReaderState((limits or DEFAULT_LIMITS).max_json_depth, RELEARN_BUDGET)
         self._head = NO_HEAD  # the last updates' ids and time (``UpdateHead``), shared
         self.done = False  # `data: [DONE]` read (``read_events``)
         self.finished = False  # a finish reason read (``read_events``)
@@ -128,23 +121,26 @@ class ChunkNormalizer:
         The client reads events with ``read_events``, which takes the stream's common chunk
         (``Template``) without this path; this one learns the template from the chunks it reads.
         """
-        if self._fragment is not None:
-            fragment = self._fragment.read(chunk, self._append_arguments)
+        fragment_template = self.reader.fragment
+        if fragment_template is not None:
+            fragment = fragment_template.read(chunk, self.append_arguments)
             if fragment is not None:
                 return [fragment]
-        return self._feed_full(chunk)
+        return self.feed_full(chunk)
 
-    def _feed_full(self, chunk: Mapping[str, Any]) -> list[ChatResponseUpdate]:
-        """The full path, learning the templates from what it reads."""
+    def feed_full(self, chunk: Mapping[str, Any]) -> list[ChatResponseUpdate]:
+        """The full path (``feed`` without the tool-call template), learning the stream's
+        templates (``reader``) from what it reads."""
         updates = self._normalize(chunk, "delta")
         if len(updates) == 1:
             update = updates[0]
             if len(update.contents) == 1:
                 found = template_for(chunk, update, self._fingerprint)
                 if found is not None:
-                    self._template = found
+                    self.reader.template = found
             elif not update.contents and self._tools:
-                self._fragment = fragment_template_for(chunk, update) or self._fragment
+                reader = self.reader
+                reader.fragment = fragment_template_for(chunk, update) or reader.fragment
         return updates
 
     def read_events(self, events: list[bytes]) -> tuple[list[ChatResponseUpdate], Exception | None]:
@@ -153,7 +149,9 @@ class ChunkNormalizer:
         ``event_reader``, which holds this hot path. ``[DONE]`` sets ``done``."""
         return read_events(self, events)
 
-    def _append_arguments(self, choice: int, call: int, text: str) -> bool:
+    def append_arguments(self, choice: int, call: int, text: str) -> bool:
+        """Add a fragment of call ``call``'s arguments on choice ``choice``, if that call exists
+        (``FragmentTemplate.read``)."""
         accumulator = self._tools.get(choice)
         return accumulator is not None and accumulator.append_arguments(call, text)
 
@@ -182,8 +180,8 @@ class ChunkNormalizer:
         """
         if not isinstance(body.get("choices"), list):
             if body.get("error") is not None:
-                raise error_from_stream_event(body, backend=self._backend)
-            raise InvalidResponseError("the response has no `choices` list", backend=self._backend)
+                raise error_from_stream_event(body, backend=self.backend)
+            raise InvalidResponseError("the response has no `choices` list", backend=self.backend)
         updates = self._normalize(body, "message")
         updates.extend(self.finish())
         return updates
@@ -192,7 +190,7 @@ class ChunkNormalizer:
         """Hot path: every chunk of every stream passes here, so it is one frame, with each
         field read inline rather than through a helper call per field."""
         if "error" in chunk and chunk["error"] is not None:
-            raise error_from_stream_event(chunk, backend=self._backend)
+            raise error_from_stream_event(chunk, backend=self.backend)
         response_id = chunk.get("id")
         if response_id is not None and type(response_id) is not str:
             # A number is an opaque id still; any other type is dropped, never its repr.
@@ -213,7 +211,7 @@ class ChunkNormalizer:
             # llama.cpp repeats it on every chunk: record it when it changes, not per update.
             if fingerprint is not None and fingerprint != self._fingerprint:
                 self._fingerprint = fingerprint
-                self._template = self._fragment = None  # (learnt under the one replaced)
+                self.reader.template = self.reader.fragment = None  # (learnt under the old one)
                 if not self._redact_fingerprint:
                     if extras is None:
                         extras = {}
@@ -295,8 +293,8 @@ class ChunkNormalizer:
                         choice, shape.unknown, choice_extras, self._stop_fields
                     )
                 update = _new(ChatResponseUpdate)  # ChatResponseUpdate(...), see _new
-                update._contents = contents
-                update._text = None
+                update._contents = contents  # (folded: ``ChatResponseUpdate.of_text``
+                update.plain_text = None  # makes the plain ones)
                 update._rare = (
                     None
                     if role is None and finish_reason is None and choice_extras is None
@@ -312,7 +310,7 @@ class ChunkNormalizer:
                     if type(model_id) is not str:
                         model_id = None  # (dropped when a head is made, not read per chunk)
                     head = self._head = UpdateHead(response_id, model_id, created)
-                update._head = head
+                update.head = head
                 update.choice_index = index
                 update._event = chunk  # (``raw``: the parsed chunk itself)
                 updates.append(update)

@@ -29,8 +29,9 @@ from providers.abstractions.contents import (
 )
 from providers.abstractions.errors import ResponseTooLargeError
 from providers.abstractions.options import ToolDeclaration
+from providers.abstractions.response_update import TextKind
 from providers.layers.block_whitespace import BlockWhitespace
-from providers.layers.recovery_triggers import AUTO, OFF, fresh_plain, plain
+from providers.layers.recovery_triggers import AUTO, OFF, free_of, fresh_plain, plain
 from providers.reasoning import ReasoningParser
 
 if TYPE_CHECKING:
@@ -146,6 +147,19 @@ class ChoiceRecovery:
             self._edges = BlockWhitespace()
         return self._edges
 
+    def passes(self, text: str, kind: TextKind) -> bool:
+        """Would every stage hand ``text`` (an update's one content, of ``kind``, not empty) on
+        as it is, and stay as it was? Then no ``process``: text recovery's fast path."""
+        if kind is not TextContent:
+            return self._server_reasoning and (
+                not self._block_whitespace or (self._edges_in_reasoning and not text[-1].isspace())
+            )
+        plain = self._plain
+        if plain is None or self._line_start or not self._edges_in_text or text[-1].isspace():
+            return False
+        a, b, c, d = plain
+        return a not in text and b not in text and c not in text and d not in text
+
     @property
     def calls_recovered(self) -> bool:
         """Was an executable call (one without ``error``) recovered?"""
@@ -154,10 +168,10 @@ class ChoiceRecovery:
     def process(self, contents: list[AIContent]) -> list[AIContent]:
         """Contents of one update, with the text run through the parsers.
 
-        Most updates hold one piece of ordinary text (or server reasoning) that every stage would
-        hand on unchanged. The guards (``_update_guards``) recognise those with three ``in``
-        tests, and the update's own list is returned; text inside a tool-call block goes straight
-        to the tool-call parser; anything else takes the full path.
+        Most updates hold one piece of ordinary text (or server reasoning) that every stage
+        would hand on unchanged; the guards (``_update_guards``) recognise those and the
+        update's own list is returned. Text inside a tool-call block goes straight to the
+        tool-call parser; anything else takes the full path.
         """
         if len(contents) == 1:
             content = contents[0]
@@ -166,18 +180,13 @@ class ChoiceRecovery:
                 plain = self._plain
                 text: str = content.text  # type: ignore[attr-defined]
                 if plain is not None and text:  # (the parsers drop empty text)
-                    a, b, c, d = plain
                     if (
-                        a not in text
-                        and b not in text
-                        and c not in text
-                        and d not in text
+                        free_of(plain, text)
                         and content.additional_properties is None  # (they hand on text only)
                         and content.raw is None
                         and (not self._line_start or self._begins_line(text))
                     ):
-                        # The parsers would hand the text on as it is; the edges stage holds
-                        # whitespace at the end back.
+                        # The parsers hand it on as it is; the edges stage may hold its end.
                         if self._edges_in_text and not text[-1].isspace():
                             return contents
                         edges = self._make_edges()
@@ -188,24 +197,19 @@ class ChoiceRecovery:
                         if self._max_held is not None and edges.held_bytes() > self._max_held:
                             return self._within_limits(out)  # (a run of whitespace: raises)
                         return out
-                elif self._in_block is not None and text:
+                elif (
+                    self._in_block is not None
+                    and text
+                    and free_of(self._in_block, text)
+                    and content.additional_properties is None
+                    and content.raw is None
+                ):
                     # Inside a tool-call block (or a marker prefix) with the reasoning parser
                     # idle: the text goes to the tool-call parser as it is.
-                    a, b, c, d = self._in_block
-                    if (
-                        a not in text
-                        and b not in text
-                        and c not in text
-                        and d not in text
-                        and content.additional_properties is None
-                        and content.raw is None
-                    ):
-                        return self._to_tools_only(text)
+                    return self._to_tools_only(text)
             elif kind is TextReasoningContent and self._server_reasoning:
                 text = content.text  # type: ignore[attr-defined]
-                if not self._block_whitespace or (
-                    self._edges_in_reasoning and text and not text[-1].isspace()
-                ):
+                if not self._block_whitespace or (text and self.passes(text, kind)):
                     return contents
         out = self._process(contents)
         self._update_guards()
@@ -283,17 +287,14 @@ class ChoiceRecovery:
         return out if self._edges is None else self._edges.feed(out)
 
     def _update_guards(self) -> None:
-        """Work out, after the state changed, which deltas the stages would pass unchanged.
+        """Work out, after the state changed, which texts the stages would pass unchanged.
 
-        ``_plain`` is set when both parsers are idle in plain text (no marker prefix held, no
-        block open): a plain, non-empty ``TextContent`` holding none of its characters (those
-        that could start a marker) then passes them as it is. Such a text also passes
-        the edges stage when that holds nothing (``_edges_in_text``) and the text does not end
-        in whitespace; ``_edges_in_reasoning`` is the same for server reasoning.
-        ``_in_block`` is set when only the reasoning parser is idle (the tool-call parser is
-        inside a block, or holds a marker prefix): a text without its characters goes
-        straight to the tool-call parser. ``_line_start``: the tool-call parser is at the start
-        of a line, which a text passes only if it begins the line (``_begins_line``).
+        ``_plain``: both parsers are idle in plain text (no marker prefix held, no block open),
+        and a text without these characters (those that could start a marker) passes them.
+        ``_in_block``: only the reasoning parser is idle, and a text without its characters
+        goes straight to the tool-call parser. ``_line_start``: the tool-call parser stands at
+        a line's start, which a text passes only if it begins the line (``_begins_line``). The
+        edges stage's two (``_update_edges``): it holds nothing, in text or in reasoning.
         """
         if self._fresh:
             return  # (no parser made yet: the guards of fresh ones, set in __init__, hold)

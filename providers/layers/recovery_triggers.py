@@ -12,7 +12,7 @@ from typing import Final
 
 from providers.reasoning import ReasoningParser
 
-__all__ = ["AUTO", "OFF", "fresh_plain", "plain"]
+__all__ = ["AUTO", "OFF", "free_of", "fresh_plain", "plain"]
 
 OFF: Final = "off"
 AUTO: Final = "auto"
@@ -47,3 +47,9 @@ def plain(triggers: str) -> tuple[str, str, str, str] | None:
         return None
     chars += chars[-1:] * (4 - len(chars))
     return (chars[0], chars[1], chars[2], chars[3])
+
+
+def free_of(chars: tuple[str, str, str, str], text: str) -> bool:
+    """Does ``text`` hold none of ``chars`` (what ``plain`` gave)?"""
+    a, b, c, d = chars
+    return a not in text and b not in text and c not in text and d not in text

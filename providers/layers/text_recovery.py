@@ -227,43 +227,24 @@ class _StreamRecovery:
     def edit_run(self, run: list[ChatResponseUpdate]) -> None:
         """``edit`` each update of a run (``update_runs``).
 
-        Hot path: the usual update, one unfolded plain text that every stage would hand on as
-        it is (``ChoiceRecovery.process``'s fast path: no trigger character, not at a line
-        start, not ending in whitespace), is recognised here, inline, and only gathered for
-        the partial response; any other goes through ``edit``."""
+        Hot path: the usual update, one plain text (or server reasoning) that every stage would
+        hand on as it is (``ChoiceRecovery.passes``), is recognised here, inline, and only
+        gathered for the partial response; any other goes through ``edit``."""
         texts = self._texts
+        recovery, index, gathered = self._recovery, self._index, self._texts_kind
         for update in run:
-            text = update._text
-            recovery = self._recovery
-            if text is None:
-                if (
-                    update._contents is None  # (unfolded and empty: a tool-call fragment's)
-                    and update._rare is None  # (no role, finish or properties)
-                    and update.choice_index == self._index
-                ):
+            text = update.plain_text
+            if text is not None and update.choice_index == index:
+                if not text:
+                    continue  # (plain and empty: a tool-call fragment's update)
+                kind = update.head.kind  # (text or server reasoning, as the gathered run's)
+                if kind is gathered and recovery is not None and recovery.passes(text, kind):
+                    texts.append(text)
+                    if len(texts) == _TEXT_RUN:
+                        self._fold()
                     continue
-            elif (
-                update._head.kind is TextContent
-                and update.choice_index == self._index
-                and update._rare is None  # (no role, finish or properties)
-                and self._texts_kind is TextContent
-                and recovery is not None
-            ):
-                plain = recovery._plain
-                if plain is not None and not recovery._line_start and recovery._edges_in_text:
-                    a, b, c, d = plain
-                    if (
-                        a not in text
-                        and b not in text
-                        and c not in text
-                        and d not in text
-                        and not text[-1].isspace()
-                    ):
-                        texts.append(text)
-                        if len(texts) == _TEXT_RUN:
-                            self._fold()
-                        continue
-            self.edit(update)
+            self.edit(update)  # (which may change all three)
+            recovery, index, gathered = self._recovery, self._index, self._texts_kind
         if run:
             self._last = run[-1]
 
@@ -274,23 +255,16 @@ class _StreamRecovery:
         recovery = self._recovery
         if update.choice_index != self._index or recovery is None:
             recovery = self._choice(update.choice_index)
-        text = update._text  # (one unfolded text, ``response_update``: no list to look at)
+        text = update.plain_text  # (a plain update's text, ``response_update``: no list)
         if (
-            text is not None
-            and update._head.kind is TextReasoningContent
-            and update._rare is None  # (no role, finish or properties)
-            and recovery._server_reasoning
-            and (
-                not recovery._block_whitespace
-                or (recovery._edges_in_reasoning and not text[-1].isspace())
-            )
+            text
+            and update.head.kind is TextReasoningContent
+            and recovery.passes(text, TextReasoningContent)
         ):
             self._last = update
             self._gather(text, TextReasoningContent)
             return
-        contents = update._contents
-        if contents is None:  # (unfolded: one text, or nothing; not ``contents``: no list)
-            contents = [] if update._text is None else update.contents
+        contents = [] if text == "" else update.contents  # ("": plain and empty, no list made)
         try:
             if contents:
                 update.contents = recovery.process(contents)
@@ -301,13 +275,18 @@ class _StreamRecovery:
         except LimitPassed as passed:
             raise self._failed(passed, update.choice_index) from None
         self._last = update
-        update._unfold()  # (the caller may keep it: as small as an update not edited)
-        if update._rare is None:  # (no role, finish or properties)
-            contents = update._contents
-            if contents is None:  # (unfolded: one text, or nothing to show)
-                if update._text is not None:
-                    self._gather(update._text, update._head.kind)
-                return
+        update.make_plain()  # (the caller may keep it: as small as an update not edited)
+        text = update.plain_text
+        if text is not None:  # (plain: one text, or nothing to show)
+            if text:
+                self._gather(text, update.head.kind)
+            return
+        if (
+            update.finish_reason is None
+            and update.role is None
+            and update.additional_properties is None
+        ):
+            contents = update.contents
             if len(contents) == 1:
                 only = contents[0]
                 kind = type(only)

@@ -118,9 +118,9 @@ async def test_a_streams_updates_share_their_ids_and_time(made: list[ChatRespons
     """``response_id``, ``model_id`` and ``created_at`` are one shared head per stream (a slot
     an update, not three), and setting one on an update changes that update only."""
     got = await _stream()
-    assert len({id(update._head) for update in got}) <= 2  # (the template's, the full path's)
+    assert len({id(update.head) for update in got}) <= 2  # (the template's, the full path's)
     first, second = got[1], got[2]
-    assert first._head is second._head
+    assert first.head is second.head
     first.response_id, first.model_id, first.created_at = "other", "m2", 9
     assert (first.response_id, first.model_id, first.created_at) == ("other", "m2", 9)
     assert (second.response_id, second.model_id, second.created_at) == ("c1", "m", 1)
@@ -140,7 +140,7 @@ def test_the_packed_fields_read_and_write_as_the_dataclasss_did() -> None:
     assert (update.response_id, update.model_id, update.created_at) == ("r", "m", 5)
     assert update.choice_index == 2 and update.raw == {}
     plain = ChatResponseUpdate([TextContent("a")], response_id="r", model_id="m", created_at=5)
-    assert plain._rare is None and plain._head is update._head  # (one head for equal values)
+    assert plain._rare is None and plain.head is update.head  # (one head for equal values)
     plain.finish_reason = ChatFinishReason.LENGTH
     assert plain.finish_reason == ChatFinishReason.LENGTH and plain.role is None
     plain.finish_reason = None

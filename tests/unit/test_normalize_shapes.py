@@ -83,7 +83,7 @@ def test_every_field_of_what_the_normaliser_makes_is_set() -> None:
     reader = ChunkNormalizer("vllm")
     items = [*STREAM, _VARIANTS[0], _VARIANTS[1], _VARIANTS[9], _VARIANTS[9]]
     made += [u for item in items for u in _read(reader, item)]
-    assert any(u.unfolded_text is not None for u in made)  # (the fast path's kind too)
+    assert any(u.plain_text for u in made)  # (the fast path's kind too)
     for update in made:
         for name in ChatResponseUpdate.__slots__:
             getattr(update, name)  # raises AttributeError when a slot was left unset
@@ -190,11 +190,11 @@ def test_a_stream_reads_each_chunk_as_the_full_path_would(picks: list[int]) -> N
 def test_the_common_chunk_takes_the_fast_path() -> None:
     normalizer = ChunkNormalizer("sglang")
     _read(normalizer, _VARIANTS[0])
-    assert normalizer._template is not None
+    assert normalizer.reader.template is not None
     (update,) = _read(normalizer, _VARIANTS[1])
-    assert update.unfolded_text == "b" and update.unfolded_kind is TextContent
+    assert update.plain_text == "b" and update.head.kind is TextContent
     assert update.raw == _VARIANTS[1]  # (parsed from the event's bytes when read)
-    assert update.contents == [TextContent("b")] and update.unfolded_text is None
+    assert update.contents == [TextContent("b")] and update.plain_text is None
 
 
 def _fragment(arguments: Any, **entry: Any) -> dict[str, Any]:
@@ -266,7 +266,7 @@ def test_argument_fragments_take_the_fast_path() -> None:
     normalizer = ChunkNormalizer("sglang", offered_tools=frozenset({"get_weather"}))
     for item in _FRAGMENTS[:3]:
         normalizer.feed(item)
-    assert normalizer._fragment is not None
+    assert normalizer.reader.fragment is not None
     (update,) = normalizer.feed(_FRAGMENTS[3])
     assert update.contents == [] and update.raw is _FRAGMENTS[3]
     (call,) = normalizer.finish()[0].contents

@@ -8,11 +8,8 @@ everything received before it; httpx exceptions become ``ProviderError``s in one
 (``providers.transport.error_mapping``); the time budgets are ``providers.transport.timeouts``;
 what a stream has received so far is ``providers.chat_completions.stream_state``.
 
-A streamed request answered with one JSON completion (a server that ignores ``stream: true``)
-yields that completion's updates; one answered with an HTML page, a ``204``/``304`` or a redirect
-that was not followed raises ``InvalidResponseError`` (``providers.transport.answer_shape``). What
-the server can make the client hold is bounded by ``limits`` (``Limits``): past a bound,
-``ResponseTooLargeError`` with the partial response.
+Answers of the wrong shape (one JSON completion for a stream, an HTML page, a redirect) are
+``providers.transport.answer_shape``'s; what a server can make the client hold, ``Limits``'.
 """
 
 from __future__ import annotations
@@ -41,6 +38,7 @@ from providers.chat_completions.http_client_base import (
 )
 from providers.chat_completions.normalize import ChunkNormalizer
 from providers.chat_completions.output_bound import check_response
+from providers.chat_completions.output_clamp import clamp_to_context
 from providers.chat_completions.request import build_chat_request
 from providers.chat_completions.stream_state import StreamState, drain
 from providers.text_tool_calls import offered_tool_names
@@ -77,11 +75,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
     server's shapes whatever it is set to. One ``httpx.AsyncClient`` is shared by all requests;
     pass ``http_client`` to bring your own (it is then not closed by ``aclose``). ``timeouts``
     sets the per-request budgets (``Timeouts``); they override the http client's own timeouts.
-    ``limits`` bounds what one answer may make the client hold (``Limits``). ``proxy`` sends
-    every request through that proxy; without it the environment's (``HTTPS_PROXY``,
-    ``NO_PROXY``…) is used as httpx uses it, unless ``trust_env`` is false
-    (``providers.transport.proxies``). ``sensitive_headers`` names headers that carry
-    credentials besides those recognised by name (``providers.transport.credentials``).
+    ``limits`` bounds what one answer may make the client hold (``Limits``); ``proxy``,
+    ``trust_env`` and ``sensitive_headers`` are ``HttpClientBase``'s.
     """
 
     def __init__(
@@ -154,21 +149,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             self._validate_model = False
             self._needs_preparing = self._clamp_max_tokens
         if self._clamp_max_tokens and options is not None and options.max_output_tokens:
-            # deferred: an opt-in; the first request need not load the capabilities package
-            from capabilities.budget import clamp_max_output_tokens, estimate_prompt_tokens
-
-            caps = await self.get_capabilities()
-            window = caps.context_window.value
-            if window:
-                texts = [m.text for m in ChatMessage.coerce_all(messages)]
-                clamped = clamp_max_output_tokens(
-                    options.max_output_tokens,
-                    context_window=window,
-                    prompt_tokens=estimate_prompt_tokens(texts),
-                    max_output_tokens=caps.max_output_tokens.value,
-                )
-                if clamped != options.max_output_tokens:
-                    options = replace(options, max_output_tokens=clamped)
+            options = await clamp_to_context(await self.get_capabilities(), messages, options)
         return options
 
     def _chat_url(self) -> str:

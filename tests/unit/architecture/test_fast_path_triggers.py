@@ -26,10 +26,7 @@ from providers.reasoning import FORMATS as REASONING_FORMATS
 from providers.reasoning import ReasoningParser
 from providers.text_tool_calls.formats.hermes import Hermes
 
-try:  # (the registry's module name after issue 31's one naming rule; before it, ``_registry``)
-    from providers.text_tool_calls import registry as _registry
-except ImportError:  # pragma: no cover - whichever side of that change this runs on
-    from providers.text_tool_calls import _registry  # type: ignore[no-redef]
+from providers.text_tool_calls import registry as _registry
 
 TOOLS = [ToolDeclaration("get_weather")]
 REASONING_MODES = (

@@ -24,9 +24,8 @@ from providers.layers.choice_recovery import ChoiceRecovery
 from providers.layers.recovery_triggers import AUTO, OFF, fresh_plain
 from providers.reasoning import FORMATS as REASONING_FORMATS
 from providers.reasoning import ReasoningParser
-from providers.text_tool_calls.formats.hermes import Hermes
-
 from providers.text_tool_calls import registry as _registry
+from providers.text_tool_calls.formats.hermes import Hermes
 
 TOOLS = [ToolDeclaration("get_weather")]
 REASONING_MODES = (

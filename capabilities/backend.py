@@ -3,8 +3,9 @@
 The facts live in ``providers.backends.PROFILES`` (one row per backend, every concern, and the
 ``Backend`` name constants); this module projects the discovery columns out of it, so code here
 reads ``traits_for(name).probes`` and never compares a backend's name. The probe names there are
-plain strings because that module cannot import this package; they are ``Source`` values, and
-``tests/unit/test_backends_table.py`` checks that each is a probe ``capabilities.probes`` runs.
+plain strings because that module cannot import this package; they are ``Source`` values,
+and ``tests/unit/providers/test_backends_table.py`` checks that each is a probe
+``capabilities.probes`` runs.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ The fingerprints — the only place outside tables and tests where backend names
 the ``_OWNED_BY``, ``_CARD_KEY`` and ``_ROOT_TEXT`` tables below. Every row of
 ``providers.backends.PROFILES`` has one except ``generic``, which is what detection answers when
 nothing matched; ``openai`` is recognised by its host alone
-(``tests/unit/test_backends_table.py`` checks both).
+(``tests/unit/providers/test_backends_table.py`` checks both).
 """
 
 from __future__ import annotations

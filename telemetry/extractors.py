@@ -159,7 +159,7 @@ TIMINGS_KINDS: Final[Mapping[TimingsKind, tuple[bool, str | None]]] = {
     "generic": (True, None),
 }
 """``BackendProfile.timings`` → ``(read_timings, cache_flag)``. Every ``TimingsKind`` has a row
-(``tests/unit/test_backends_table.py``)."""
+(``tests/unit/providers/test_backends_table.py``)."""
 
 
 class KindConstructor(Protocol):

@@ -6,7 +6,8 @@ endpoints, backend rows, retry decisions, timings and telemetry records (the one
 exception is ``ChatResponseUpdate``, the object built per streamed chunk, whose slots its own
 module explains). The class is a real slotted dataclass: ``fields``, ``replace``, ``asdict``,
 ``copy``, ``pickle`` and ``__match_args__`` work, and ``frozen=True`` refuses assignment with
-``FrozenInstanceError``. ``tests/unit/test_value_classes.py`` checks all of it.
+``FrozenInstanceError``. ``tests/unit/providers/abstractions/test_value_classes.py`` checks
+all of it.
 
 Why not ``@dataclass`` itself: on CPython 3.11 it writes each method as source text and compiles
 it with ``exec`` when the module is imported, about 0.1 ms a method: three methods a class, six

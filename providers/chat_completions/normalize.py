@@ -54,7 +54,8 @@ _new = object.__new__
 """Instances of the per-chunk classes are made with ``_new`` and their fields set one by one:
 in CPython 3.11 a call to a dataclass runs its ``__init__`` through the slow generic path,
 which for one update and one text per chunk was a tenth of the client's cost. Every field must
-be set (``tests/unit/test_normalize_shapes.py`` checks it, so a new field cannot be missed)."""
+be set (``tests/unit/providers/chat_completions/test_normalize_shapes.py`` checks it, so a new
+field cannot be missed)."""
 
 _TOP_LEVEL = frozenset(
     {"id", "object", "created", "model", "choices", "usage", "system_fingerprint"}

@@ -187,8 +187,8 @@ def _release_sockets(http: httpx.AsyncClient) -> None:
     scheme → httpcore pool → connection → anyio stream → asyncio transport) to abort each
     transport; on a closed loop it runs the cleanup the abort would have scheduled (closing the
     socket), which schedules nothing. Should any of them move, the sockets are closed by the
-    garbage collector instead (with a ``ResourceWarning``): ``tests/unit/test_event_loops.py``
-    then fails.
+    garbage collector instead (with a ``ResourceWarning``):
+    ``tests/unit/providers/abstractions/test_event_loops.py`` then fails.
     """
     mounted = getattr(http, "_mounts", {})  # (the proxies' transports: ``new_http_client``)
     for resend in (getattr(http, "_transport", None), *mounted.values()):

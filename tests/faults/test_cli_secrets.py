@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from providers.replay.server import ReplayServer
-from tests.unit.test_cli import _main, llama
+from tests.unit.providers.cli.test_cli import _main, llama
 
 __all__ = ["llama"]  # the fixture, shared with the CLI's unit tests
 

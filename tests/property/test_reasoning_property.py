@@ -123,7 +123,8 @@ def test_markerless_text_passes_through_unchanged(text: str, cuts: list[int], fm
     if any(marker in text for marker in MARKERS):  # removing one joined the pieces of another
         return
     if fmt == "gpt_oss" and text.lstrip().lower().startswith(STRIPPED_HARMONY):
-        return  # the stripped text form of harmony (tests/unit/test_reasoning_harmony.py)
+        # the stripped text form of harmony (tests/unit/providers/reasoning/)
+        return
     expected = [("content", text)] if text else []
     assert streamed(ReasoningParser(fmt, False), cut(text, cuts)) == expected
 

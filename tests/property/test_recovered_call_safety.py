@@ -28,8 +28,8 @@ from providers import (
 )
 from providers.abstractions.options import ToolDeclaration
 from tests.property.test_text_tool_calls_property import FRAGMENTS, TEXT
+from tests.unit.providers.text_tool_calls.helpers import cut
 from tests.unit.scripted_client import ScriptedClient
-from tests.unit.text_tool_calls.helpers import cut
 
 SETTINGS = settings(max_examples=120, deadline=None)
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from providers.abstractions.contents import AIContent, FunctionCallContent, TextContent
 from providers.text_tool_calls import FORMAT_NAMES, TextToolCallParser
 from providers.text_tool_calls.registry import table_for
-from tests.unit.text_tool_calls.helpers import comparable, cut, stream, tool
+from tests.unit.providers.text_tool_calls.helpers import comparable, cut, stream, tool
 
 SETTINGS = settings(max_examples=150, deadline=None)
 

@@ -130,8 +130,8 @@ async def test_text_recovery_layer_over_the_responses_client(transcript: Transcr
 def test_tool_outputs_route_is_missing_and_never_needed(transcript: Transcript) -> None:
     """Neither server has OpenAI's ``POST /v1/responses/{id}/tool_outputs``: FastAPI's own 404.
 
-    The client never calls it (``tests/unit/responses/test_client.py`` runs a tool loop with
-    only ``POST /v1/responses`` mocked); the body is replayed through the error mapping every
+    The client never calls it (``tests/unit/providers/responses/test_client.py`` runs a tool loop
+    with only ``POST /v1/responses`` mocked); the body is replayed through the error mapping every
     client call uses, which must not mistake this route 404 for an unknown model.
     """
     assert transcript.sidecar["http"]["path"].endswith("/tool_outputs")

@@ -103,7 +103,14 @@ _FIRST_REQUEST["floor, no CA loading"] = (
 ``http://`` endpoint."""
 
 
-def measure_first_request(url: str, runs: int) -> dict[str, Any]:
+def _at_revision(probe: str, tree: str) -> str:
+    """``probe`` importing the library from ``tree`` (an extracted revision), not the work tree."""
+    return probe.replace(
+        "import asyncio\n", f"import asyncio, sys\nsys.path.insert(0, {tree!r})\n", 1
+    )
+
+
+def measure_first_request(url: str, runs: int, baseline: str | None = None) -> dict[str, Any]:
     """Issue 21's cold start: in a fresh interpreter (bytecode cached), the wall time from the
     first import to the first streamed answer's text, for the httpx + orjson floor and for
     ``create_chat_client`` used as the README shows; median of ``runs``, interleaved.
@@ -113,13 +120,18 @@ def measure_first_request(url: str, runs: int) -> dict[str, Any]:
     deferred_tls.py``). Against it the ratio shows the rest of the cold start: imports and the
     first request's own work.
     ``url`` is an OpenAI-style base URL of the benchmark server (``…/v1``)."""
-    samples: dict[str, list[float]] = {name: [] for name in _FIRST_REQUEST}
+    probes = dict(_FIRST_REQUEST)
+    if baseline:  # the same probe on another revision's library, interleaved with the others
+        probes["standard pipeline @baseline"] = _at_revision(
+            _FIRST_REQUEST["standard pipeline"], baseline
+        )
+    samples: dict[str, list[float]] = {name: [] for name in probes}
     with tempfile.TemporaryDirectory(prefix="oaicompat-bench-pycache-") as prefix:
         env = child_env()
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = prefix
         for repetition in range(runs + 1):
-            for name, probe in _FIRST_REQUEST.items():
+            for name, probe in probes.items():
                 done = subprocess.run(
                     [sys.executable, "-c", probe.format(url=url)],
                     cwd=_ROOT,
@@ -134,7 +146,12 @@ def measure_first_request(url: str, runs: int) -> dict[str, Any]:
     floor = statistics.median(samples["floor"])
     ours = statistics.median(samples["standard pipeline"])
     plain = statistics.median(samples["floor, no CA loading"])
+    extra = {}
+    if baseline:
+        before = statistics.median(samples["standard pipeline @baseline"])
+        extra = {"baseline_ms": before, "after_before": ours / before}
     return {
+        **extra,
         "floor_ms": floor,
         "standard_ms": ours,
         "ratio": ours / floor,
@@ -215,7 +232,9 @@ def _first_request_only(runs: int) -> None:
 
     pin_to_cpu(0)  # the server is pinned to the other CPU, as in run.py
     with ServerProcess(cpu=1) as base:
-        result = measure_first_request(f"{base}/vllm/text-20/v1", runs)
+        result = measure_first_request(
+            f"{base}/vllm/text-20/v1", runs, os.environ.get("BASELINE_TREE")
+        )
     verdict = "PASS" if result["ratio"] <= FIRST_REQUEST_LIMIT else "FAIL"
     print(
         f"first request: floor {result['floor_ms']:.1f} ms, standard pipeline "
@@ -224,6 +243,11 @@ def _first_request_only(runs: int) -> None:
         f"loading no certificate authorities ({result['no_ca_floor_ms']:.1f} ms): "
         f"{result['no_ca_ratio']:.2f}x"
     )
+    if "baseline_ms" in result:
+        print(
+            f"  the same probe on BASELINE_TREE: {result['baseline_ms']:.1f} ms; after/before "
+            f"{result['after_before']:.3f}"
+        )
 
 
 if __name__ == "__main__":

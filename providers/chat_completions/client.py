@@ -38,7 +38,6 @@ from providers.chat_completions.http_client_base import (
 )
 from providers.chat_completions.normalize import ChunkNormalizer
 from providers.chat_completions.output_bound import check_response
-from providers.chat_completions.output_clamp import clamp_to_context
 from providers.chat_completions.request import build_chat_request
 from providers.chat_completions.stream_state import StreamState, drain
 from providers.text_tool_calls import offered_tool_names
@@ -149,6 +148,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             self._validate_model = False
             self._needs_preparing = self._clamp_max_tokens
         if self._clamp_max_tokens and options is not None and options.max_output_tokens:
+            # deferred: an opt-in, never on a chat's cold start
+            from providers.chat_completions.output_clamp import clamp_to_context
+
             options = await clamp_to_context(await self.get_capabilities(), messages, options)
         return options
 

@@ -10,6 +10,8 @@ server's structured call (chat, streamed and whole; the Responses API) and a rec
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import aclosing
 from typing import Any
 
 import httpx
@@ -28,6 +30,10 @@ OFFERED = ChatOptions(tools=[WEATHER])
 def arguments(depth: int) -> str:
     """An object whose one member nests ``depth - 1`` lists: ``depth`` levels in all."""
     return '{"city": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
+
+
+Shape = Callable[[str], tuple[bytes, str]]
+"""How a server sends a call: raw arguments → (body, content type)."""
 
 
 def completion(raw: str) -> tuple[bytes, str]:
@@ -67,7 +73,7 @@ async def calls_of(body: bytes, kind: str, limits: Limits) -> list[FunctionCallC
     client = create_chat_client(
         "http://llm.test/v1", "m", http_client=http_for(body, kind), limits=limits
     )
-    async with client:
+    async with aclosing(client):
         if kind == "text/event-stream":
             updates = [u async for u in client.get_streaming_response("hi", OFFERED)]
             contents: list[Any] = [c for u in updates for c in u.contents]
@@ -77,7 +83,7 @@ async def calls_of(body: bytes, kind: str, limits: Limits) -> list[FunctionCallC
 
 
 @pytest.mark.parametrize("shape", [completion, stream], ids=["whole", "streamed"])
-async def test_a_structured_calls_arguments_past_the_depth_limit_flag_it(shape: Any) -> None:
+async def test_a_structured_calls_arguments_past_the_depth_limit_flag_it(shape: Shape) -> None:
     raw = arguments(DEPTH + 1)
     (call,) = await calls_of(*shape(raw), LIMITS)
     assert call.error is not None and "max_json_depth" in call.error

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from structlog.testing import capture_logs
@@ -24,6 +24,7 @@ from providers import (
     AIFunction,
     ChatOptions,
     ChatResponse,
+    FunctionCallContent,
     FunctionInvokingChatClient,
     FunctionResultContent,
     InvalidArgumentsError,
@@ -167,6 +168,12 @@ class Undecidable:
         raise RuntimeError("neither yes nor no")
 
 
+def undecidable_verdict(call: FunctionCallContent) -> bool:
+    # Deliberately not a bool, against ``approve``'s signature: a hostile caller's check whose
+    # truth raises. The cast only lets the checker accept the wrong type this test is about.
+    return cast(bool, Undecidable())
+
+
 async def test_an_approval_whose_verdict_cannot_be_read_is_a_failed_check() -> None:
     """``approve`` is the caller's code beside the tools: a verdict whose truth raises is the
     check failing (the call is not run), not the loop."""
@@ -174,7 +181,7 @@ async def test_an_approval_whose_verdict_cannot_be_read_is_a_failed_check() -> N
     options = ChatOptions(tools=[Tool(lambda: ran.append(True))])
     async with FaultServer([CALL, DONE]) as server:
         pipeline = create_chat_client(server.base_url, "m", timeouts=FAST)
-        loop = FunctionInvokingChatClient(pipeline, approve=lambda call: Undecidable())
+        loop = FunctionInvokingChatClient(pipeline, approve=undecidable_verdict)
         response = await loop.get_response(PROMPT, options)
         await pipeline.aclose()
         [tool_message] = [m for m in server.requests[1].json()["messages"] if m["role"] == "tool"]

@@ -11,6 +11,7 @@ surrogate becomes U+FFFD, and the update (or response) says how many strings wer
 from __future__ import annotations
 
 import json
+from contextlib import aclosing
 from typing import Any
 
 import httpx
@@ -18,6 +19,7 @@ import pytest
 
 from providers import (
     AIFunction,
+    ChatClient,
     ChatOptions,
     FunctionInvokingChatClient,
     ToolDeclaration,
@@ -52,7 +54,7 @@ def whole_body(content: str = "@", calls: list[dict[str, Any]] | None = None) ->
     return json.dumps({"id": "c", "choices": [choice]}).replace("@", f"a{LONE}b{PAIR}").encode()
 
 
-def pipeline(*bodies: bytes, sent: list[bytes] | None = None) -> Any:
+def pipeline(*bodies: bytes, sent: list[bytes] | None = None) -> ChatClient:
     queue = list(bodies)
 
     def answer(request: httpx.Request) -> httpx.Response:
@@ -67,16 +69,16 @@ def pipeline(*bodies: bytes, sent: list[bytes] | None = None) -> Any:
 
 
 async def test_a_streamed_lone_surrogate_becomes_a_replacement_character() -> None:
-    async with pipeline(stream_body()) as client:
+    async with aclosing(pipeline(stream_body())) as client:
         updates = [u async for u in client.get_streaming_response("hi")]
     assert "".join(u.text for u in updates) == "Hea\ufffdb\U0001f600llo"
     marked = [u for u in updates if (u.additional_properties or {}).get(REPLACED_SURROGATES)]
-    assert [u.additional_properties[REPLACED_SURROGATES] for u in marked] == [1]  # type: ignore[index]
+    assert [(u.additional_properties or {})[REPLACED_SURROGATES] for u in marked] == [1]
     assert "\ud800" in json.dumps(marked[0].raw, ensure_ascii=False)  # raw: what was sent
 
 
 async def test_a_whole_bodys_lone_surrogate_becomes_a_replacement_character() -> None:
-    async with pipeline(whole_body()) as client:
+    async with aclosing(pipeline(whole_body())) as client:
         response = await client.get_response("hi")
     assert response.text == "a\ufffdb\U0001f600"
     assert response.additional_properties[REPLACED_SURROGATES] == 1
@@ -105,7 +107,7 @@ async def test_a_calls_arguments_get_the_same_rule() -> None:
     raw = '{"city": "Par' + LONE + 'is"}'
     call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": raw}}
     tools = ChatOptions(tools=[ToolDeclaration("get_weather")])
-    async with pipeline(whole_body("", calls=[call])) as client:
+    async with aclosing(pipeline(whole_body("", calls=[call]))) as client:
         response = await client.get_response("hi", tools)
     (got,) = response.tool_calls
     assert got.error is None and got.arguments == {"city": "Par\ufffdis"}

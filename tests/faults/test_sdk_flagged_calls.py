@@ -121,7 +121,9 @@ async def ask(body: bytes, flavour: str, stream: bool) -> tuple[str, list[Any], 
         chunks = await client.chat.completions.create(
             model="x", messages=MESSAGES, tools=TOOLS, stream=True
         )
-        text, calls, finish = [], [], None
+        text: list[str] = []
+        calls: list[Any] = []  # the SDK's tool-call objects
+        finish: str | None = None
         async for chunk in chunks:
             for streamed in chunk.choices:
                 text.append(streamed.delta.content or "")
@@ -167,7 +169,7 @@ async def test_a_streams_finish_counts_the_calls_of_earlier_chunks(first: str) -
     bad = FunctionCallContent.from_json("c2", "delete_all", "{}")
     bad.error = "tool delete_all was not offered; offered: get_weather"
     earlier = good if first == "executable" else FunctionCallContent.from_json("c0", "x", "{")
-    updates = [
+    updates: list[ChatResponseUpdate | BaseException] = [
         ChatResponseUpdate([earlier], ChatRole.ASSISTANT),
         ChatResponseUpdate([bad], finish_reason=ChatFinishReason.TOOL_CALLS),
     ]

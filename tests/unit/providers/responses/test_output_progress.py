@@ -50,7 +50,7 @@ def _tool_call_stream(fragments: int, *, complete: bool) -> bytes:
     """A call's arguments in ``fragments`` deltas; cut off (no terminal event) unless
     ``complete``."""
     pieces = ['{"text": "'] + ["x"] * (fragments - 2) + ['"}']
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "response.created", "response": _response("in_progress", [])},
         {"type": "response.output_item.added", "output_index": 0,
          "item": _call("", "in_progress")},

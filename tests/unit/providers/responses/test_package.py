@@ -9,6 +9,7 @@ from pathlib import Path
 
 from providers import responses
 from providers.responses import parse_responses_usage
+from tests.unit.exported import exported_names
 
 PACKAGE = Path(responses.__file__).parent
 PURE = (
@@ -25,7 +26,7 @@ PURE = (
 def test_all_is_exactly_the_public_names() -> None:
     public = {name for name in dir(responses) if not name.startswith("_")}
     modules = {p.stem for p in PACKAGE.glob("*.py")} | {"annotations"}
-    assert sorted(responses.__all__) == sorted(public - modules)
+    assert sorted(exported_names(responses)) == sorted(public - modules)
 
 
 def test_root_exports_load_lazily() -> None:

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import providers.text_tool_calls as package
 from providers.text_tool_calls.registry import FORMATS
+from tests.unit.exported import exported_names
 
 PROVIDERS = Path(package.__file__).resolve().parents[1]
 
 
 def test_public_names() -> None:
-    assert package.__all__ == [
+    assert exported_names(package) == [
         "ERROR_KEY",
         "FORMAT_NAMES",
         "TextToolCallParser",

@@ -14,8 +14,10 @@ it with ``exec`` when the module is imported, about 0.1 ms a method: three metho
 frozen, 126 compilations for the 28 value types a cold start defines before its first answer.
 Measured on the first request (``benchmarks/cold_import.py``'s probe: a fresh interpreter from
 its first import to the first streamed answer, counted by valgrind, so the load of the machine
-does not move it): plain ``@dataclass`` 820M instructions, ``value_class`` 762M, the four
-idioms it replaced (a generic ``__init__``, hand-written records and ``__init__``s) 740M.
+does not move it): plain ``@dataclass`` 820M instructions, ``value_class`` compiling every
+``__init__`` when its class is made 762M, compiling each on first use (``_CompiledOnFirstUse``:
+15 of the value types are built on a first request) 757M, the four idioms it replaced (a
+generic ``__init__``, hand-written records and ``__init__``s) 740M.
 Here only ``__init__`` is compiled, so construction runs the same stores a hand-written one
 would (``TextContent("x")`` as fast as before); ``__eq__``, ``__repr__``, ``__hash__`` and the
 frozen ``__setattr__`` are shared functions parametrised by the field names, which nothing on
@@ -71,7 +73,6 @@ def _make(cls: _C, frozen: bool, kw_only: bool) -> _C:
     )
     specs = dataclasses.fields(made)
     methods: dict[str, Any] = {
-        "__init__": _init(made, specs, frozen),
         "__eq__": _eq(_getter([f.name for f in specs if f.compare])),
         "__repr__": _repr([f.name for f in specs if f.repr]),
     }
@@ -83,6 +84,8 @@ def _make(cls: _C, frozen: bool, kw_only: bool) -> _C:
         if name not in body:
             method.__qualname__ = f"{made.__qualname__}.{name}"
             setattr(made, name, method)
+    if "__init__" not in body:
+        made.__init__ = _CompiledOnFirstUse(made, specs, frozen)
     explicit_hash = body.get("__hash__", MISSING)
     if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in body):
         keys = [f.name for f in specs if (f.compare if f.hash is None else f.hash)]
@@ -101,6 +104,24 @@ def _signature(cls: type[Any]) -> Any:
     import inspect  # (only for a class without a docstring; none of the library's)
 
     return inspect.signature(cls)
+
+
+class _CompiledOnFirstUse:
+    """The class's ``__init__`` until anything reads it: the first construction, ``inspect``, or
+    ``typing.get_type_hints`` compiles the real one (``_init``), puts it on the class and hands
+    it out, so from then on the class holds a plain function, as a dataclass does. Compiling is
+    most of what defining a value type costs (about 0.8M instructions, ``exec`` of its source),
+    and a cold start defines types it never builds."""
+
+    __slots__ = ("cls", "frozen", "specs")
+
+    def __init__(self, cls: type[Any], specs: tuple[Field[Any], ...], frozen: bool) -> None:
+        self.cls, self.specs, self.frozen = cls, specs, frozen
+
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> Any:
+        init = _init(self.cls, self.specs, self.frozen)
+        type.__setattr__(self.cls, "__init__", init)
+        return init if instance is None else init.__get__(instance, owner)
 
 
 class _Factory:

@@ -12,6 +12,7 @@ these; the rules are written here once (issue 32).
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any, Final
 
 __all__ = [
@@ -57,9 +58,13 @@ def _deeper(payload: Any, limit: int) -> bool:
     return False
 
 
-_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
-_ESCAPE_BYTES = re.compile(rb"\\u[dD][89abcdefABCDEF]")
-_LONE = re.compile("[\ud800-\udfff]")
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[bytes], re.Pattern[str]]:
+    """The escape (in text, in bytes) and the lone code point, compiled on the slow path's first
+    use: ``re`` compiles in Python, and a cold start that never meets a refused document should
+    not pay for it."""
+    hex_escape = r"\\u[dD][89abcdefABCDEF]"
+    return re.compile(hex_escape), re.compile(hex_escape.encode()), re.compile("[\ud800-\udfff]")
 
 
 def mark_lone_surrogates(payload: Any, text: str | bytes) -> Any:
@@ -79,14 +84,15 @@ def replace_lone_surrogates(payload: Any, text: str | bytes) -> tuple[Any, int]:
     the document, so this runs only on the slow path that reads what orjson refused, and walks
     the payload only when ``text`` holds such an escape (a valid pair, which ``json`` joins,
     costs the walk and changes nothing)."""
+    escape, escape_bytes, lone = _patterns()
     if isinstance(text, str):
-        found = _ESCAPE.search(text) is not None
+        found = escape.search(text) is not None
     else:
-        found = _ESCAPE_BYTES.search(text) is not None
+        found = escape_bytes.search(text) is not None
     if not found:
         return payload, 0
     if type(payload) is str:
-        fixed = _LONE.sub("\ufffd", payload)
+        fixed = lone.sub("\ufffd", payload)
         return fixed, int(fixed != payload)
     replaced = 0
     pending: list[Any] = [payload] if type(payload) is dict or type(payload) is list else []
@@ -94,21 +100,21 @@ def replace_lone_surrogates(payload: Any, text: str | bytes) -> tuple[Any, int]:
         container = pending.pop()
         if type(container) is list:
             for index, value in enumerate(container):
-                if type(value) is str and _LONE.search(value):
-                    container[index] = _LONE.sub("\ufffd", value)
+                if type(value) is str and lone.search(value):
+                    container[index] = lone.sub("\ufffd", value)
                     replaced += 1
                 elif type(value) is dict or type(value) is list:
                     pending.append(value)
             continue
         for key in list(container):
             value = container[key]
-            if type(value) is str and _LONE.search(value):
-                container[key] = value = _LONE.sub("\ufffd", value)
+            if type(value) is str and lone.search(value):
+                container[key] = value = lone.sub("\ufffd", value)
                 replaced += 1
             elif type(value) is dict or type(value) is list:
                 pending.append(value)
-            if type(key) is str and _LONE.search(key):
+            if type(key) is str and lone.search(key):
                 del container[key]
-                container[_LONE.sub("\ufffd", key)] = value
+                container[lone.sub("\ufffd", key)] = value
                 replaced += 1
     return payload, replaced

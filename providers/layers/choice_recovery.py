@@ -327,9 +327,8 @@ class ChoiceRecovery:
             self._edges_in_reasoning = edges.in_reasoning()
 
     def finish(self, *, cut: bool = False, broken: bool = False) -> list[AIContent]:
-        """Release whatever the parsers still hold (a partial marker, an unclosed block; ``cut``:
-        the stream was not read to its end, so an unclosed block is text, not a call). After
-        ``cut`` or ``broken`` (a failed request's partial) held reasoning whitespace is kept."""
+        """Release what the parsers hold (a marker's start; an unclosed block, text if ``cut``:
+        not read to its end). ``cut``/``broken`` (a partial): held reasoning whitespace stays."""
         self._fresh = False  # (after the end, what remains passes through: no parsers then)
         out: list[AIContent] = []
         if self._reasoning is not None:

@@ -72,10 +72,20 @@ class BlockWhitespace:
         """Whitespace held until the next piece decides it (ASCII nearly always: characters)."""
         return len(self._held_text) + len(self._held_reasoning)
 
-    def finish(self) -> list[AIContent]:
-        """Trailing whitespace of an answer's text is the model's; of reasoning, the template's."""
-        held, self._held_text, self._held_reasoning = self._held_text, "", ""
-        return [TextContent(held)] if held and self._state == _TEXT else []
+    def finish(self, *, cut: bool = False) -> list[AIContent]:
+        """Trailing whitespace of an answer's text is the model's; of reasoning, the template's.
+
+        ``cut``: the stream broke off (or a limit stopped it) inside reasoning, and no edge
+        closed the block: the whitespace held is what the server sent mid-block, and the
+        partial response keeps it, as the whole response does when more reasoning follows.
+        """
+        text, reasoning = self._held_text, self._held_reasoning
+        self._held_text = self._held_reasoning = ""
+        if text and self._state == _TEXT:
+            return [TextContent(text)]
+        if cut and reasoning and self._state == _REASONING:
+            return [TextReasoningContent(reasoning)]
+        return []
 
     def _text(self, content: TextContent, out: list[AIContent]) -> None:
         text = content.text

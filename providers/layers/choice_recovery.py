@@ -327,9 +327,9 @@ class ChoiceRecovery:
             self._edges_in_text = edges.in_text()
             self._edges_in_reasoning = edges.in_reasoning()
 
-    def finish(self, *, cut: bool = False) -> list[AIContent]:
-        """Release whatever the parsers still hold (a partial marker, an unclosed block; ``cut``:
-        the stream was not read to its end, so an unclosed block is text, not a call)."""
+    def finish(self, *, cut: bool = False, broken: bool = False) -> list[AIContent]:
+        """Release what the parsers hold (a marker's start; an unclosed block, text if ``cut``:
+        not read to its end). ``cut``/``broken`` (a partial): held reasoning whitespace stays."""
         self._fresh = False  # (after the end, what remains passes through: no parsers then)
         out: list[AIContent] = []
         if self._reasoning is not None:
@@ -343,7 +343,7 @@ class ChoiceRecovery:
             out.extend(tail)
         if self._edges is not None:
             out = self._edges.feed(out)
-            out.extend(self._edges.finish())
+            out.extend(self._edges.finish(cut=cut or broken))
         self._update_guards()
         return self._within_limits(out)
 

@@ -93,8 +93,11 @@ class TextRecoveryChatClient(DelegatingChatClient):
             raise
         return self._recover(response, options)
 
-    def _recover(self, response: ChatResponse, options: ChatOptions | None) -> ChatResponse:
-        """A whole response through the same per-choice state the stream uses."""
+    def _recover(
+        self, response: ChatResponse, options: ChatOptions | None, *, broken: bool = False
+    ) -> ChatResponse:
+        """A whole response through the same per-choice state the stream uses (``broken``:
+        a failed request's partial response, ``ChoiceRecovery.finish``)."""
         if self._passthrough:
             return response
         recovered = False
@@ -103,7 +106,7 @@ class TextRecoveryChatClient(DelegatingChatClient):
             recovery = self._recovery(options, stream=False)
             try:
                 contents = recovery.process(list(message.contents))
-                contents.extend(recovery.finish())
+                contents.extend(recovery.finish(broken=broken))
             except LimitPassed as passed:
                 passed.error.partial_response = response  # as received: nothing was sent
                 raise passed.error from None
@@ -123,7 +126,7 @@ class TextRecoveryChatClient(DelegatingChatClient):
         if error.partial_response is not None:
             # (Past a limit, the error in hand is still the one to report; its partial stays.)
             with suppress(ProviderError):
-                error.partial_response = self._recover(error.partial_response, options)
+                error.partial_response = self._recover(error.partial_response, options, broken=True)
 
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None

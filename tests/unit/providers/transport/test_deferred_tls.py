@@ -9,9 +9,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import ssl
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -50,22 +49,6 @@ async def tls_url() -> AsyncIterator[str]:
     async with server:
         yield f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
 
-
-@pytest.fixture
-def authorities_loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every time a TLS context loads authorities (a file, a directory or the system's)."""
-    loads: list[str] = []
-
-    def recording(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
-        def load(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> Any:
-            loads.append(name)
-            return original(self, *args, **kwargs)
-
-        return load
-
-    for name in ("load_verify_locations", "load_default_certs", "set_default_verify_paths"):
-        monkeypatch.setattr(ssl.SSLContext, name, recording(name, getattr(ssl.SSLContext, name)))
-    return loads
 
 
 async def test_an_http_endpoint_loads_no_certificate_authority(

@@ -55,8 +55,10 @@ async def read_head(
     client says so through ``OutputWatch``), the head ends too: a failure in a short call is
     still retried whole, a long one's is not.
 
-    An update that carries nothing (``carries_nothing``: an empty delta, a keepalive) is held
-    only if the update held before it carries something: a run of them is held as its first.
+    An update that carries nothing (``carries_nothing``: an empty delta, a keepalive) before the
+    server writes output is held only if the update held before it carries something: a run of
+    them is held as its first. Once output has started, each is held and passed on: a tool
+    call's fragments carry nothing yet, but each one's ``raw`` holds its part of the arguments.
     A server that sends a million empty chunks before its first token then costs one held
     update, and its answer reaches the caller (issue 32 item 10; it used to end in
     ``ResponseTooLargeError``). Updates that do carry something before the output starts
@@ -79,7 +81,7 @@ async def read_head(
                 ):
                     held.append(update)
                     return held, True
-                if carries_nothing(update):
+                if carries_nothing(update) and not watch.output_started():
                     if empty_held:
                         continue
                     empty_held = True
@@ -116,7 +118,7 @@ async def read_head_runs(
                             kept += run[position:]
                         held.append(run if kept is None else kept)
                         return held, True
-                    if carries_nothing(update):
+                    if carries_nothing(update) and not watch.output_started():
                         if empty_held:
                             if kept is None:
                                 kept = run[:position]
@@ -143,7 +145,7 @@ async def read_head_runs(
 def carries_nothing(update: ChatResponseUpdate) -> bool:
     """No contents, role, finish reason or properties: an empty delta, a keepalive, a tool-call
     fragment's update (its text is in the wire client's accumulator). Only its ``raw`` says
-    anything, and the next such update's says the same. (``contents`` is read last: an update
+    anything; before output starts, the next such update's says the same. (``contents`` is read last: an update
     that carries nothing has none made yet, and reading them makes an empty list.)"""
     return (
         update.role is None

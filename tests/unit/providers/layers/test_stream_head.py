@@ -24,6 +24,7 @@ from providers import (
     RetryPolicy,
     StreamInterruptedError,
     TextRecoveryChatClient,
+    create_chat_client,
 )
 from providers.abstractions.properties import RETRY_ATTEMPTS
 from providers.layers.fallback import FallbackChatClient
@@ -369,3 +370,54 @@ async def test_text_recoverys_tail_passes_the_layers_outside_it() -> None:
     assert props is not None and REQUEST_TIMINGS in props
     first = updates[0].additional_properties
     assert first is not None and first[RETRY_ATTEMPTS] == 0
+
+
+def _fragment_stream() -> bytes:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return {"id": "c1", "object": "chat.completion.chunk", "model": "m", "choices": [choice]}
+
+    start = {"index": 0, "id": "call_1", "type": "function"}
+    events = [
+        chunk({"role": "assistant", "content": None}),
+        chunk({"tool_calls": [{**start, "function": {"name": "get_weather", "arguments": "{"}}]}),
+        *(
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]})
+            for piece in ['"city"', ":", '"Paris"', "}"]
+        ),
+        chunk({}, "tool_calls"),
+    ]
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + (
+        b"data: [DONE]\n\n"
+    )
+
+
+@pytest.mark.parametrize("retry", [True, False], ids=["retry", "no-retry"])
+async def test_each_fragment_of_a_call_reaches_the_caller_with_its_raw_chunk(retry: bool) -> None:
+    """A tool call's fragments carry nothing yet (the call is whole only at its end), but each
+    one's ``raw`` holds its part of the arguments the caller may replay verbatim: once output
+    has started, the head passes every one on (item 10 leaves out only the empty deltas that
+    come before it)."""
+    body = _fragment_stream()
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as http:
+        client = create_chat_client(
+            "http://llm.test/v1",
+            "m",
+            backend="llamacpp",
+            http_client=http,
+            **({} if retry else {"retry": None}),
+        )
+        updates = [u async for u in client.get_streaming_response("hi")]
+    response = ChatResponse.from_updates(updates)
+    assert isinstance(response.raw, list)
+    sent = [
+        call["function"].get("arguments", "")
+        for chunk in response.raw
+        for choice in chunk["choices"]
+        for call in choice["delta"].get("tool_calls") or ()
+    ]
+    assert "".join(sent) == '{"city":"Paris"}' == response.tool_calls[0].raw_arguments

@@ -145,8 +145,9 @@ async def read_head_runs(
 def carries_nothing(update: ChatResponseUpdate) -> bool:
     """No contents, role, finish reason or properties: an empty delta, a keepalive, a tool-call
     fragment's update (its text is in the wire client's accumulator). Only its ``raw`` says
-    anything; before output starts, the next such update's says the same. (``contents`` is read last: an update
-    that carries nothing has none made yet, and reading them makes an empty list.)"""
+    anything; before output starts, the next such update's says the same. (``contents`` is
+    read last: an update that carries nothing has none made yet, and reading them makes an
+    empty list.)"""
     return (
         update.role is None
         and update.finish_reason is None

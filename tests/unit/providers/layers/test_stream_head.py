@@ -409,7 +409,7 @@ async def test_each_fragment_of_a_call_reaches_the_caller_with_its_raw_chunk(ret
             "m",
             backend="llamacpp",
             http_client=http,
-            **({} if retry else {"retry": None}),
+            retry=RetryPolicy() if retry else None,
         )
         updates = [u async for u in client.get_streaming_response("hi")]
     response = ChatResponse.from_updates(updates)

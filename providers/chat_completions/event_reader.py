@@ -160,9 +160,7 @@ def read_events(
                                     update._event = data
                                     append(update)
                                     if state.relearn > 0:
-                                        tb = _learn_text(
-                                            state, t, data, chunk, update=update, text=text
-                                        )
+                                        tb = _learn_text(state, t, data, update=update, text=text)
                                     continue
                 except KeyError:
                     pass  # (a key of the template missing: not the common chunk)
@@ -185,7 +183,7 @@ def read_events(
                 tb = None
                 if t is not None and state.relearn > 0 and len(made) == 1:  # (learnt from it)
                     text = made[0].contents[0].text  # type: ignore[attr-defined]
-                    tb = _learn_text(state, t, data, chunk, update=made[0], text=text)
+                    tb = _learn_text(state, t, data, update=made[0], text=text)
             if state.fragment is not f:
                 f = state.fragment
                 fb = f.bytes if f is not None else None
@@ -198,14 +196,13 @@ def _learn_text(
     state: ReaderState,
     t: Template,
     data: bytes,
-    chunk: dict[str, Any],
     *,
     update: ChatResponseUpdate,
     text: str,
 ) -> EventTemplate | None:
     """The event template of ``data``, a common chunk ``t`` read as ``update`` (``text``)."""
     state.relearn -= 1
-    cut = learn(data, chunk, _TEXT_PATH, t.field, text)
+    cut = learn(data, _TEXT_PATH, t.field, text)
     t.bytes = (
         None
         if cut is None
@@ -229,7 +226,7 @@ def _learn_fragment(
     state.relearn -= 1
     entry = chunk["choices"][0]["delta"]["tool_calls"][0]  # (as ``f`` has just read it)
     text = entry["function"]["arguments"]
-    cut = learn(data, chunk, _FRAGMENT_PATH, "arguments", text)
+    cut = learn(data, _FRAGMENT_PATH, "arguments", text)
     f.bytes = (
         None
         if cut is None

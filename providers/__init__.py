@@ -95,7 +95,7 @@ if _TYPE_CHECKING:
     from telemetry.telemetry_client import TelemetryChatClient as TelemetryChatClient
 
 # What costs cold-import time loads on first use: the HTTP client (httpx and asyncio, about two
-# thirds of it), tenacity and structlog for retry, the parser registry for recovery. The chat
+# thirds of it), structlog for retry, the parser registry for recovery. The chat
 # abstractions stay eager, so code that only handles messages and updates never pays for them.
 _lazy_exports(
     __name__,

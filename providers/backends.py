@@ -112,6 +112,42 @@ class BackendProfile:
     ``json_schema``; both rigs check the schema arrives there. So every row keeps the default
     and sends the schema once; a server that knows only its native key gets a row naming it."""
 
+    # --- Request options: reasoning, constraints, what servers ignore ---------------------
+    # (each read by ``capabilities.reasoning_mapping``, ``capabilities.constraint_mapping`` or
+    # ``providers.chat_completions.option_enforcement``; the options page of the docs prints the result)
+
+    template_kwargs: bool = False
+    """The server passes ``chat_template_kwargs`` to the chat template, where the families'
+    thinking switches live (``enable_thinking``, ``thinking``). Default off: a server that drops
+    the key would turn "thinking off" into a silent no-op, so only rows known to pass it on
+    get it, and the rest refuse a switch that needs it."""
+
+    effort_field: str | None = None
+    """Top-level body key taking a reasoning effort word (``reasoning_effort``), for the
+    families that read one (gpt-oss, OpenAI's reasoning models). ``None``: no such key."""
+
+    constraint_keys: tuple[tuple[str, str], ...] = ()
+    """Constraint form → dotted body key (``structured_outputs.regex`` is ``{"structured_outputs":
+    {"regex": ...}}``). Forms: ``regex``, ``choice``, ``grammar:gbnf``, ``grammar:ebnf``,
+    ``grammar:lark``. A form not listed is written another way where one exists (a choice as a
+    regex alternation or a GBNF rule) and refused otherwise. Default: none."""
+
+    stop_in_reasoning: bool = True
+    """The server matches stop strings on the raw output, reasoning included, so a stop string
+    can end the answer inside the thinking and leak ``</think>`` into the text (vLLM #14170,
+    SGLang #85). Where true and the model may think, stop sequences are applied to the answer's
+    text here instead of sent. Default true, the cautious reading of a server we do not know."""
+
+    honours_single_tool_call: bool = False
+    """``parallel_tool_calls: false`` yields at most one call (vLLM since PR #26233). Either way
+    the client keeps only the first call when ``allow_multiple_tool_calls=False``; this says
+    whether that is the server's doing (``honoured``) or the client's (``enforced here``)."""
+
+    droppable_keys: tuple[str, ...] = ("stream_options",)
+    """Optional body keys the client adds on its own: a 400/422 naming one of them is answered
+    by sending once more without it, and the client leaves it out from then on (Mistral's API
+    answers 422 ``extra_forbidden`` to ``stream_options``)."""
+
     # --- Responses API requests ------------------------------------------------------------
 
     replays_function_calls: bool = True
@@ -147,23 +183,55 @@ PROFILES: dict[str, BackendProfile] = {
     row.name: row
     for row in (
         BackendProfile(
-            Backend.LLAMACPP, probes=("props",), model_field_ignored=True, timings="llamacpp"
+            Backend.LLAMACPP,
+            template_kwargs=True,
+            constraint_keys=(("grammar:gbnf", "grammar"),),
+            honours_single_tool_call=True,
+            probes=("props",),
+            model_field_ignored=True,
+            timings="llamacpp",
         ),
         # llama-cpp-python's FastAPI server: no /props, /version or /health, one loaded model
         # answers for any requested id, usage never in a stream (docs/wire.md §7).
-        BackendProfile(Backend.LLAMA_CPP_PYTHON, model_field_ignored=True),
+        BackendProfile(
+            Backend.LLAMA_CPP_PYTHON,
+            constraint_keys=(("grammar:gbnf", "grammar"),),
+            model_field_ignored=True,
+        ),
         BackendProfile(
             Backend.VLLM,
             merge_system_messages=True,
+            template_kwargs=True,
+            effort_field="reasoning_effort",
+            constraint_keys=(
+                ("regex", "structured_outputs.regex"),
+                ("choice", "structured_outputs.choice"),
+                ("grammar:ebnf", "structured_outputs.grammar"),
+                ("grammar:lark", "structured_outputs.grammar"),
+            ),
+            honours_single_tool_call=True,
             replays_function_calls=False,
             probes=("version",),
             timings="vllm",
         ),
         # /server_info is SGLang's only version source (docs/wire.md §1.3).
-        BackendProfile(Backend.SGLANG, probes=("model_info", "server_info"), timings="sglang"),
+        BackendProfile(
+            Backend.SGLANG,
+            template_kwargs=True,
+            effort_field="reasoning_effort",
+            constraint_keys=(("regex", "regex"), ("grammar:ebnf", "ebnf")),
+            probes=("model_info", "server_info"),
+            timings="sglang",
+        ),
         BackendProfile(Backend.OLLAMA, probes=("api_version", "api_show", "api_ps")),
         BackendProfile(Backend.LMSTUDIO, probes=("api_v0_models",)),
-        BackendProfile(Backend.OPENAI, max_tokens_field="max_completion_tokens"),
+        BackendProfile(
+            Backend.OPENAI,
+            max_tokens_field="max_completion_tokens",
+            effort_field="reasoning_effort",
+            stop_in_reasoning=False,  # reasoning is never returned as text
+            honours_single_tool_call=True,
+        ),
         BackendProfile(Backend.GENERIC),
     )
 }

@@ -34,6 +34,7 @@ from providers.abstractions.errors import AuthenticationError as AuthenticationE
 from providers.abstractions.errors import BackendUnavailableError as BackendUnavailableError
 from providers.abstractions.errors import ConfigurationError as ConfigurationError
 from providers.abstractions.errors import ConfigurationTypeError as ConfigurationTypeError
+from providers.abstractions.errors import ConstraintViolationError as ConstraintViolationError
 from providers.abstractions.errors import ContextLengthExceededError as ContextLengthExceededError
 from providers.abstractions.errors import EventLoopError as EventLoopError
 from providers.abstractions.errors import InvalidRequestError as InvalidRequestError
@@ -48,6 +49,7 @@ from providers.abstractions.errors import ResponseTooLargeError as ResponseTooLa
 from providers.abstractions.errors import ServerError as ServerError
 from providers.abstractions.errors import StreamInterruptedError as StreamInterruptedError
 from providers.abstractions.errors import StructuredOutputError as StructuredOutputError
+from providers.abstractions.errors import UnsupportedOptionError as UnsupportedOptionError
 from providers.abstractions.limits import DEFAULT_LIMITS as DEFAULT_LIMITS
 from providers.abstractions.limits import Limits as Limits
 from providers.abstractions.messages import ChatMessage as ChatMessage
@@ -57,6 +59,9 @@ from providers.abstractions.options import ChatOptions as ChatOptions
 from providers.abstractions.options import ChatResponseFormat as ChatResponseFormat
 from providers.abstractions.options import ChatToolMode as ChatToolMode
 from providers.abstractions.options import ToolDeclaration as ToolDeclaration
+from providers.abstractions.reasoning_options import ReasoningEffort as ReasoningEffort
+from providers.abstractions.reasoning_options import ReasoningOptions as ReasoningOptions
+from providers.abstractions.reasoning_options import ReasoningOutput as ReasoningOutput
 from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:

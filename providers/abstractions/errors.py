@@ -262,6 +262,64 @@ class StructuredOutputError(ProviderError):
         return "The model's answer did not have the expected structure."
 
 
+class UnsupportedOptionError(ConfigurationError):
+    """An option this backend, or this model family on it, cannot honour: refused before
+    anything is sent (a regex on llama.cpp, ``effort=NONE`` on a model that always thinks, a
+    JSON Schema and a grammar together).
+
+    ``option`` names the option (``reasoning.effort``, ``response_format.regex``), ``backend``
+    the server's row, ``family`` the model family when the verdict depends on it (``None``:
+    the backend alone decides). ``reason`` says why, and what to do instead. A client's
+    ``unsupported_options`` setting can turn this into a warning or nothing.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        option: str,
+        backend: str,
+        family: str | None = None,
+        reason: str = "",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(message, backend=backend, param=option, **kwargs)
+        self.option = option
+        self.family = family
+        self.reason = reason
+
+    def _default_user_message(self) -> str:
+        return "The model server cannot honour one of the requested options."
+
+
+class ConstraintViolationError(ProviderError):
+    """The answer does not obey the constraint that was asked for (a JSON Schema, a regular
+    expression, a list of choices): the server ignored or lost it, and an unconstrained answer
+    is never passed off as a constrained one.
+
+    ``constraint`` is the format's kind (``json_schema``, ``regex``, ``choice``), ``problem``
+    what is wrong without quoting the answer. Nothing is lost: ``response`` (also
+    ``partial_response``) is the whole answer with its usage.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        constraint: str,
+        problem: str,
+        response: ChatResponse,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(message, partial_response=response, **kwargs)
+        self.constraint = constraint
+        self.problem = problem
+        self.response = response
+
+    def _default_user_message(self) -> str:
+        return "The model's answer did not follow the requested format."
+
+
 class ApiStatusError(ProviderError):
     """The server answered with an HTTP error status; 408, 409 and unlisted ones stay here."""
 

@@ -37,6 +37,9 @@ __all__ = [
     "REQUEST_EXTRA_KEY_IGNORED",
     "REQUEST_FAILED",
     "REQUEST_FALLBACK",
+    "REQUEST_KEY_DROPPED",
+    "REQUEST_OPTION_ENFORCED",
+    "REQUEST_OPTION_REFUSED",
     "REQUEST_RETRY",
     "RESPONSES_STORE_UNAVAILABLE",
     "TELEMETRY_FAILED",
@@ -68,6 +71,20 @@ REQUEST_CREDENTIALS_DROPPED: Final = "oaicompat.request.credentials_dropped"
 REQUEST_EXTRA_KEY_IGNORED: Final = "oaicompat.request.extra_key_ignored"
 """warning — an extra body key the client sets itself, or ``stream_options`` on a request that
 does not stream: ``key``, ``reason``."""
+
+REQUEST_OPTION_REFUSED: Final = "oaicompat.request.option_refused"
+"""warning — an option the backend cannot honour was left out under the client's
+``unsupported_options="warn"``: ``option``, ``backend``, ``family``, ``reason``."""
+
+REQUEST_OPTION_ENFORCED: Final = "oaicompat.request.option_enforced"
+"""warning — the server did not honour an option and the client applied it to the answer
+(extra tool calls dropped under ``allow_multiple_tool_calls=False``, a stop sequence cut
+here): ``option``, ``backend``, and what was done (``dropped``, ``stop_sequence``)."""
+
+REQUEST_KEY_DROPPED: Final = "oaicompat.request.key_dropped"
+"""warning, once per client and key — the server refused an optional body key (a 400/422
+naming ``stream_options``) and the request was sent again without it, as every later request
+of this client will be: ``key``, ``backend``, ``status``."""
 
 # --- telemetry -------------------------------------------------------------------------------
 

@@ -21,7 +21,12 @@ from typing import Any, ClassVar
 
 from providers.abstractions.open_values import OpenValue
 from providers.abstractions.option_checks import check_chat_options
+from providers.abstractions.reasoning_options import (
+    ReasoningEffort,
+    ReasoningOptions,
+)
 from providers.abstractions.records import value_class
+from providers.abstractions.response_format import ChatResponseFormat
 
 __all__ = [
     "ChatOptions",
@@ -85,79 +90,6 @@ ChatToolMode.REQUIRED = ChatToolMode("required")
 _MODES = {m.value: m for m in (ChatToolMode.AUTO, ChatToolMode.NONE, ChatToolMode.REQUIRED)}
 
 
-@value_class(frozen=True)
-class ChatResponseFormat:
-    """Plain text, any JSON object, or JSON matching a schema.
-
-    ``strict`` and ``schema_description`` are written only when set: OpenAI enforces a schema
-    only with ``strict: true`` (and then rejects a schema outside its strict subset), while
-    llama.cpp, vLLM and SGLang constrain decoding to the schema either way.
-    """
-
-    kind: str
-    schema: Mapping[str, Any] | None = None
-    schema_name: str | None = None
-    schema_description: str | None = None
-    strict: bool | None = None
-
-    TEXT: ClassVar[ChatResponseFormat]
-    JSON: ClassVar[ChatResponseFormat]
-
-    @classmethod
-    def json_schema(
-        cls,
-        schema: Mapping[str, Any],
-        name: str = "response",
-        *,
-        description: str | None = None,
-        strict: bool | None = None,
-    ) -> ChatResponseFormat:
-        return cls("json_schema", schema, name, description, strict)
-
-    @classmethod
-    def for_type(
-        cls,
-        output_type: Any,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        strict: bool | None = None,
-    ) -> ChatResponseFormat:
-        """The ``json_schema`` format for values of ``output_type``: a pydantic model, a
-        dataclass, a ``TypedDict`` or any type pydantic's ``TypeAdapter`` takes (``list[int]``,
-        an ``Enum``, ``str``).
-
-        Named after the type, described by its docstring. A type whose JSON is not an object
-        is wrapped as ``{"data": <value>}`` (OpenAI's strict mode and several grammar engines
-        want an object at the top); ``get_response_as`` unwraps it. ``strict`` ``None`` makes
-        the schema strict where it can be (every object closed and every property required,
-        optional ones as nullable) and sends ``strict: true`` then; ``False`` sends pydantic's
-        schema as it is. See ``providers.abstractions.structured_output``.
-        """
-        # deferred: pydantic costs ~65 ms of cold import, paid only by structured output
-        from providers.abstractions.type_schema import plan_for
-
-        plan = plan_for(output_type, name, description, strict)
-        return cls.json_schema(
-            plan.schema, plan.name, description=plan.description, strict=plan.strict
-        )
-
-    def to_openai(self) -> dict[str, Any]:
-        if self.kind == "json_schema":
-            inner: dict[str, Any] = {"name": self.schema_name or "response"}
-            if self.schema_description is not None:
-                inner["description"] = self.schema_description
-            inner["schema"] = self.schema
-            if self.strict is not None:
-                inner["strict"] = self.strict
-            return {"type": "json_schema", "json_schema": inner}
-        return {"type": self.kind}
-
-
-ChatResponseFormat.TEXT = ChatResponseFormat("text")
-ChatResponseFormat.JSON = ChatResponseFormat("json_object")
-
-
 @value_class()
 class ChatOptions:
     """Per-request settings. ``additional_properties`` become extra top-level body keys
@@ -188,6 +120,10 @@ class ChatOptions:
     conversation_id: str | None = None
     """Which conversation this request continues: the session-affinity layer's key
     (``SessionAffinityChatClient``). Not an OpenAI chat field, so never written to the body."""
+    reasoning: ReasoningOptions | None = None
+    """Thinking on or off, how hard, and whether its text comes back: mapped per backend and
+    model family (``capabilities.reasoning_mapping``), refused before sending where the family
+    cannot honour it."""
 
     def __post_init__(self) -> None:
         check_chat_options(self, _SINGLE_VALUES, ToolDeclaration)
@@ -246,6 +182,9 @@ class ChatOptions:
             body["tool_choice"] = self.tool_mode.to_openai()
         if self.response_format is not None:
             body["response_format"] = self.response_format.to_openai()
+        effort = self.reasoning.effort if self.reasoning is not None else None
+        if effort is not None:
+            body["reasoning_effort"] = _OPENAI_EFFORTS.get(effort.value, effort.value)
         for key, value in self.additional_properties.items():
             body.setdefault(key, value)
         return body
@@ -269,6 +208,7 @@ _FIELDS = {
     "tools": "tools",
     "tool_choice": "tool_mode",
     "response_format": "response_format",
+    "reasoning_effort": "reasoning",
 }
 """Request key → ``ChatOptions`` field (``max_completion_tokens`` is decided per request)."""
 
@@ -292,6 +232,9 @@ def _read_option(key: str, value: Any) -> Any:
         return [_read_tool(tool) for tool in value] if isinstance(value, list) else None
     if key == "tool_choice":
         return _if_same(value, _read_tool_mode)
+    if key == "reasoning_effort":
+        effort = _EFFORTS_FROM_OPENAI.get(value) if isinstance(value, str) else None
+        return ReasoningOptions(effort=effort) if effort is not None else None
     return _if_same(value, _read_response_format)
 
 
@@ -311,10 +254,24 @@ _SINGLE_VALUES: tuple[tuple[str, tuple[type[Any], ...], str], ...] = (
     ("allow_multiple_tool_calls", (bool,), "a bool"),
     ("response_format", (ChatResponseFormat,), "a ChatResponseFormat (.for_type(T), .JSON)"),
     ("conversation_id", (str,), "a str"),
+    ("reasoning", (ReasoningOptions,), "a ReasoningOptions (effort=ReasoningEffort.NONE, ...)"),
 )
 """Field, the types it takes (``bool`` only where named: ``True`` is an int to Python, not a
 number to a server), what the message calls them. ``None`` is always accepted. The containers'
 checks are ``check_chat_options``'s own."""
+
+
+_OPENAI_EFFORTS = {"extra_high": "xhigh"}
+"""``ReasoningEffort`` values OpenAI spells otherwise (the rest are the same word)."""
+_EFFORTS_FROM_OPENAI = {
+    "none": ReasoningEffort.NONE,
+    "low": ReasoningEffort.LOW,
+    "medium": ReasoningEffort.MEDIUM,
+    "high": ReasoningEffort.HIGH,
+    "xhigh": ReasoningEffort.EXTRA_HIGH,
+}
+"""OpenAI ``reasoning_effort`` words read as a ``ReasoningEffort`` (``minimal`` has no
+counterpart and stays an extra key, sent as given)."""
 
 
 def _read_tool(tool: Any) -> ToolDeclaration | Mapping[str, Any]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from capabilities.option_verdicts import OptionPolicy
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.limits import Limits
@@ -37,6 +38,11 @@ from providers.chat_completions.http_client_base import (
     url_for_errors,
 )
 from providers.chat_completions.normalize import ChunkNormalizer
+from providers.chat_completions.option_enforcement import (
+    enforce_response,
+    enforce_runs,
+    enforcement_for,
+)
 from providers.chat_completions.output_bound import check_response
 from providers.chat_completions.request import build_chat_request
 from providers.chat_completions.stream_state import StreamState, drain
@@ -98,6 +104,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         proxy: str | None = None,
         trust_env: bool = True,
         sensitive_headers: Collection[str] | None = None,
+        model_family: str | None = None,
+        unsupported_options: OptionPolicy = "raise",
     ) -> None:
         super().__init__(
             base_url,
@@ -112,6 +120,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             proxy=proxy,
             trust_env=trust_env,
             sensitive_headers=sensitive_headers,
+            model_family=model_family,
+            unsupported_options=unsupported_options,
         )
         self._chat_url_of: tuple[Endpoint | None, str] = (None, "")
         profile = profile_for(backend)
@@ -191,6 +201,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             model_id=self.model_id,
             stream=stream,
             profile=self.profile,
+            family=self.request_family(options),
+            policy=self.unsupported_options,
         )
 
     async def get_response(
@@ -233,7 +245,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         result.raw = payload
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
         check_response(result, self.limits.max_output_bytes, backend)
-        return result
+        plan = enforcement_for(options, self.profile, family=self.request_family(options))
+        return result if plan is None else enforce_response(result, plan)
 
     async def _whole_answer(
         self, response: httpx.Response, state: StreamState
@@ -260,7 +273,16 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         """The answer as it arrives, update by update (``_streaming_runs``, unrolled)."""
         return updates_of(self._streaming_runs(messages, options))
 
-    async def _streaming_runs(
+    def _streaming_runs(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> UpdateRuns:
+        """The server's runs (``_wire_runs``), through what the options need enforced here
+        (``option_enforcement``); the runs themselves when they need nothing."""
+        runs = self._wire_runs(messages, options)
+        plan = enforcement_for(options, self.profile, family=self.request_family(options))
+        return runs if plan is None else enforce_runs(runs, plan)
+
+    async def _wire_runs(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> UpdateRuns:
         """The answer as it arrives, each network read's updates as one run

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import httpx
 
+from capabilities.option_verdicts import OPTION_POLICIES, OptionPolicy
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ConfigurationError, EventLoopError, ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
@@ -123,8 +124,21 @@ class HttpClientBase:
         proxy: str | None = None,
         trust_env: bool = True,
         sensitive_headers: Collection[str] | None = None,
+        model_family: str | None = None,
+        unsupported_options: OptionPolicy = "raise",
     ) -> None:
         self.endpoint = Endpoint.from_base_url(base_url)
+        if unsupported_options not in OPTION_POLICIES:
+            raise ConfigurationError(
+                f"unsupported_options must be one of {', '.join(OPTION_POLICIES)}"
+            )
+        self.unsupported_options: OptionPolicy = unsupported_options
+        """What a request does with an option this backend cannot honour: ``raise`` an
+        ``UnsupportedOptionError`` before sending (the default), ``warn`` and send without it,
+        or ``ignore`` it (``capabilities.option_verdicts``)."""
+        self.model_family = model_family
+        """The model family whose reasoning switch and limits apply (``qwen3``, ``gpt-oss``):
+        given, or read from the model id (``request_family``)."""
         self.sensitive_headers = sensitive_header_names(sensitive_headers)
         """Header names (lower case) the configuration marks as credentials, besides those
         ``providers.transport.credentials`` knows: masked in errors, kept from other origins."""
@@ -164,6 +178,11 @@ class HttpClientBase:
         self._request_extensions = timeouts.request_extensions()
         self._capability_overrides = capability_overrides
         self._resolver: OpenAiCompatibleCapabilityResolver | None = None
+
+    def request_family(self, options: ChatOptions | None) -> str | None:
+        """The model family one request is for: ``model_family`` when given, else ``None``
+        (no family known: only backend-wide mappings apply)."""
+        return self.model_family
 
     async def __aenter__(self) -> Self:
         return self

@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from capabilities.option_verdicts import OptionPolicy
 from providers.abstractions.event_names import REQUEST_EXTRA_KEY_IGNORED
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
@@ -57,7 +58,12 @@ def build_chat_request(
     model_id: str | None,
     stream: bool,
     profile: BackendProfile,
+    family: str | None = None,
+    policy: OptionPolicy = "raise",
 ) -> dict[str, Any]:
+    """The body of one request. ``family`` is the model family (the reasoning switch and some
+    refusals depend on it); ``policy`` what to do with an option the backend cannot honour
+    (``capabilities.option_verdicts``)."""
     options = options or ChatOptions()
     body: dict[str, Any] = {}
     model = options.model_id or model_id
@@ -81,7 +87,9 @@ def build_chat_request(
         body["tools"] = [tool.to_openai() for tool in tools]
         if options.allow_multiple_tool_calls is not None:
             body["parallel_tool_calls"] = options.allow_multiple_tool_calls
-    if options.tool_mode is not None:
+    if options.tool_mode is not None and tools:
+        # Only with tools: vLLM answers 400 "When using `tool_choice`, `tools` must be set",
+        # and without tools there is nothing to choose from.
         body["tool_choice"] = options.tool_mode.to_openai()
     if options.response_format is not None:
         body.update(response_format_fields(options.response_format, profile))

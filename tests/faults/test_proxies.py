@@ -200,7 +200,6 @@ async def tls_base_url() -> AsyncIterator[str]:
         yield f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}"
 
 
-
 async def test_https_through_a_connect_proxy_verifies_the_origin_with_lazy_authorities(
     tls_base_url: str, monkeypatch: pytest.MonkeyPatch, authorities_loaded: list[str]
 ) -> None:

@@ -130,8 +130,10 @@ def _ours(method: Any) -> bool:
     as pydantic-ai's ``Model`` hands its ``__eq__`` to ``OaicompatModel``)."""
     code = getattr(method, "__code__", None)
     # (by package folder, not by the checkout: CI's virtualenv lives inside the checkout)
-    return code is not None and Path(code.co_filename).is_relative_to(ROOT) and (
-        Path(code.co_filename).relative_to(ROOT).parts[0] in PACKAGES
+    return (
+        code is not None
+        and Path(code.co_filename).is_relative_to(ROOT)
+        and (Path(code.co_filename).relative_to(ROOT).parts[0] in PACKAGES)
     )
 
 

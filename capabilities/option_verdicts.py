@@ -14,11 +14,19 @@ from __future__ import annotations
 
 from typing import Literal
 
-from providers.abstractions.errors import UnsupportedOptionError
+from providers.abstractions.errors import ConfigurationError, UnsupportedOptionError
 from providers.abstractions.event_names import REQUEST_OPTION_REFUSED
 from providers.abstractions.records import value_class
 
-__all__ = ["OPTION_POLICIES", "OptionPolicy", "OptionVerdict", "Verdict", "refusal", "settle"]
+__all__ = [
+    "OPTION_POLICIES",
+    "OptionPolicy",
+    "OptionVerdict",
+    "Verdict",
+    "checked_policy",
+    "refusal",
+    "settle",
+]
 
 OptionPolicy = Literal["raise", "warn", "ignore"]
 """What a client does with an option its backend cannot honour: ``raise`` (the default) an
@@ -45,6 +53,16 @@ class OptionVerdict:
     wire: str = ""
     family: str | None = None
     note: str = ""
+
+
+def checked_policy(policy: object) -> OptionPolicy:
+    """``policy`` when it is one of ``OPTION_POLICIES``, else a ``ConfigurationError``."""
+    for known in OPTION_POLICIES:
+        if policy == known:
+            return known
+    raise ConfigurationError(
+        f"unsupported_options must be one of {', '.join(OPTION_POLICIES)}, not {policy!r}"[:200]
+    )
 
 
 def refusal(

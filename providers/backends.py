@@ -114,7 +114,7 @@ class BackendProfile:
 
     # --- Request options: reasoning, constraints, what servers ignore ---------------------
     # (each read by ``capabilities.reasoning_mapping``, ``capabilities.constraint_mapping`` or
-    # ``providers.chat_completions.option_enforcement``; the options page of the docs prints the result)
+    # ``providers.chat_completions.option_enforcement``; the docs' options page prints them)
 
     template_kwargs: bool = False
     """The server passes ``chat_template_kwargs`` to the chat template, where the families'

@@ -42,6 +42,7 @@ __all__ = [
     "offers_runs",
     "response_updates",
     "runs_of",
+    "singles",
     "updates_of",
 ]
 
@@ -90,10 +91,11 @@ def runs_of(client: Any, messages: ChatInput, options: ChatOptions | None) -> Up
     if offers_runs(type(client)):
         runs: UpdateRuns = client._streaming_runs(messages, options)
         return runs
-    return _singles(client.get_streaming_response(messages, options))
+    return singles(client.get_streaming_response(messages, options))
 
 
-async def _singles(stream: AsyncIterator[ChatResponseUpdate]) -> UpdateRuns:
+async def singles(stream: AsyncIterator[ChatResponseUpdate]) -> UpdateRuns:
+    """Each update of ``stream`` as a run of one (closing the runs closes ``stream``)."""
     try:
         async for update in stream:
             yield [update]

@@ -44,6 +44,7 @@ from providers.chat_completions.option_enforcement import (
     enforcement_for,
 )
 from providers.chat_completions.output_bound import check_response
+from providers.chat_completions.preparation import RequestPreparation
 from providers.chat_completions.request import build_chat_request
 from providers.chat_completions.stream_state import StreamState, drain
 from providers.text_tool_calls import offered_tool_names
@@ -123,16 +124,12 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             model_family=model_family,
             unsupported_options=unsupported_options,
         )
-        self._chat_url_of: tuple[Endpoint | None, str] = (None, "")
         profile = profile_for(backend)
         if merge_system_messages is not None:
             profile = replace(profile, merge_system_messages=merge_system_messages)
         self.profile = profile
         self._redact_fingerprint = redact_fingerprint
-        self._url_for_errors = url_for_errors(self.endpoint.chat_completions)
-        self._validate_model = validate_model
-        self._clamp_max_tokens = clamp_max_tokens
-        self._needs_preparing = validate_model or clamp_max_tokens
+        self._preparation = RequestPreparation.if_asked(validate_model, clamp_max_tokens)
 
     def __repr__(self) -> str:
         # Never the headers: they hold the API key.
@@ -141,28 +138,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             f"model_id={self.model_id!r}, backend={self.profile.name!r})"
         )
 
-    async def _prepare(
-        self, messages: ChatInput, options: ChatOptions | None
-    ) -> ChatOptions | None:
-        """Opt-in checks before a request: the model id against ``/v1/models`` (once), and
-        ``max_output_tokens`` clamped to what the context leaves (SGLang rejects more)."""
-        if self._validate_model:
-            # deferred: -X importtime: structlog, +13 ms on this module's ~130 ms, for an opt-in
-            from capabilities.readiness import wait_until_ready
-
-            await wait_until_ready(self._http, self.endpoint, headers=self._headers)
-            await self.get_capabilities()
-            assert self._resolver is not None
-            if self.model_id is not None:
-                self.model_id = await self._resolver.validate_model(self.model_id)
-            self._validate_model = False
-            self._needs_preparing = self._clamp_max_tokens
-        if self._clamp_max_tokens and options is not None and options.max_output_tokens:
-            # deferred: an opt-in, never on a chat's cold start
-            from providers.chat_completions.output_clamp import clamp_to_context
-
-            options = await clamp_to_context(await self.get_capabilities(), messages, options)
-        return options
+    _chat_url_of: tuple[Endpoint | None, str] = (None, "")
+    """The endpoint ``_chat_url`` was last built for, and the URL."""
 
     def _chat_url(self) -> str:
         """``endpoint.chat_completions``, built once per endpoint, not once per request."""
@@ -184,7 +161,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
 
         return TransportErrorMapping(
             backend=self.profile.name,
-            url=self._url_for_errors,
+            url=url_for_errors(self.endpoint.chat_completions),
             connect_budget=self.timeouts.connect,
             state=state,
             watch=watch,
@@ -208,8 +185,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
     async def get_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> ChatResponse:
-        if self._needs_preparing:
-            options = await self._prepare(messages, options)
+        if self._preparation is not None:
+            options = await self._preparation.prepare(self, messages, options)
         body = self.build_request_body(messages, options, stream=False)
         headers, secrets = self._request_headers(options)
         backend = self.profile.name
@@ -295,8 +272,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         """
         watch: Watchdog | None = None
         try:
-            if self._needs_preparing:
-                options = await self._prepare(messages, options)
+            if self._preparation is not None:
+                options = await self._preparation.prepare(self, messages, options)
             # `httpx.AsyncClient.stream()`, unrolled, and the request dict only an argument, so
             # that it is dropped once encoded: many streams may wait for their server at once,
             # each holding only what it must. For the same reason the parsing state is made

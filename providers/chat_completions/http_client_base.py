@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import httpx
 
-from capabilities.option_verdicts import OPTION_POLICIES, OptionPolicy
+from capabilities.option_verdicts import OptionPolicy, checked_policy
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ConfigurationError, EventLoopError, ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
@@ -128,17 +128,10 @@ class HttpClientBase:
         unsupported_options: OptionPolicy = "raise",
     ) -> None:
         self.endpoint = Endpoint.from_base_url(base_url)
-        if unsupported_options not in OPTION_POLICIES:
-            raise ConfigurationError(
-                f"unsupported_options must be one of {', '.join(OPTION_POLICIES)}"
-            )
-        self.unsupported_options: OptionPolicy = unsupported_options
-        """What a request does with an option this backend cannot honour: ``raise`` an
-        ``UnsupportedOptionError`` before sending (the default), ``warn`` and send without it,
-        or ``ignore`` it (``capabilities.option_verdicts``)."""
+        self.unsupported_options = checked_policy(unsupported_options)
+        """What to do with an option the backend cannot honour (``OptionPolicy``)."""
         self.model_family = model_family
-        """The model family whose reasoning switch and limits apply (``qwen3``, ``gpt-oss``):
-        given, or read from the model id (``request_family``)."""
+        """The model family (``qwen3``, ``gpt-oss``); else read from the id (``request_family``)."""
         self.sensitive_headers = sensitive_header_names(sensitive_headers)
         """Header names (lower case) the configuration marks as credentials, besides those
         ``providers.transport.credentials`` knows: masked in errors, kept from other origins."""
@@ -160,17 +153,11 @@ class HttpClientBase:
         )
         self._secret_texts = tuple(secret.decode() for secret in self._secrets)
         self._api_key = api_key
-        borrowed = _borrowed(http_client, proxy)
-        self._pools = (
-            LoopPools(
-                functools.partial(
-                    new_http_client, timeout, self.limits, proxy=proxy, trust_env=trust_env
-                )
-            )
-            if borrowed is None
-            else None
+        self._borrowed = borrowed = _borrowed(http_client, proxy)
+        make_pool = functools.partial(
+            new_http_client, timeout, self.limits, proxy=proxy, trust_env=trust_env
         )
-        self._borrowed = borrowed
+        self._pools = LoopPools(make_pool) if borrowed is None else None
         self._borrowed_loop: asyncio.AbstractEventLoop | None = None
         if timeouts is None:
             timeouts = Timeouts() if timeout is DEFAULT_TIMEOUT else Timeouts.from_httpx(timeout)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from capabilities.option_verdicts import OptionPolicy
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.errors import InvalidRequestError
@@ -31,10 +32,15 @@ from providers.abstractions.logs import get_logger
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.records import value_class
-from providers.abstractions.update_runs import response_updates
+from providers.abstractions.update_runs import response_updates, singles, updates_of
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.client import DEFAULT_TIMEOUT, TRANSPORT_TIMESTAMPS
 from providers.chat_completions.http_client_base import HttpClientBase, RequestHeaders
+from providers.chat_completions.option_enforcement import (
+    enforce_response,
+    enforce_runs,
+    enforcement_for,
+)
 from providers.chat_completions.output_bound import check_response
 from providers.responses.background import poll_until_done
 from providers.responses.conversation import (
@@ -60,11 +66,6 @@ __all__ = ["STORE_UNAVAILABLE_EVENT", "OpenAiCompatibleResponsesClient"]
 STORE_UNAVAILABLE_EVENT = RESPONSES_STORE_UNAVAILABLE
 """The warning logged (once per client) when ``previous_response_id`` was refused and
 the client fell back to sending the whole history."""
-
-_PROBE_ID = "resp_oaicompat_store_probe"
-_PROBE_OUTPUT_TOKENS = 3
-"""The probe's ``max_output_tokens``: SGLang keeps 2 of it back (``max_new_tokens`` = limit - 2)
-and refuses a limit that leaves less than 0, so 1 would be a 400; 3 generates one token."""
 
 
 @value_class()
@@ -114,6 +115,8 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         proxy: str | None = None,
         trust_env: bool = True,
         sensitive_headers: Collection[str] | None = None,
+        model_family: str | None = None,
+        unsupported_options: OptionPolicy = "raise",
     ) -> None:
         super().__init__(
             base_url,
@@ -128,6 +131,8 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             proxy=proxy,
             trust_env=trust_env,
             sensitive_headers=sensitive_headers,
+            model_family=model_family,
+            unsupported_options=unsupported_options,
         )
         self.url = f"{self.endpoint.api_base}/responses"
         self.profile = profile_for(backend)
@@ -142,7 +147,10 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             replays_function_calls=_given(replays_function_calls, quirks.replays_function_calls)
         )
         self._store_usable = True
-        self._transport = ResponsesTransport(
+        self._transport = self._new_transport()
+
+    def _new_transport(self) -> ResponsesTransport:
+        return ResponsesTransport(
             self._current_http,
             url=self.url,
             backend=self.profile.name,
@@ -236,7 +244,8 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             prepared = self._prepare(messages, options, stream=False, stateless=True)
             result = await self._create(prepared)
         self._record(prepared, result)
-        return result
+        plan = enforcement_for(options, self.profile, family=self.request_family(options))
+        return result if plan is None else enforce_response(result, plan)
 
     async def _create(self, prepared: _Prepared) -> ChatResponse:
         payload, stamps = await self._transport.request_json(
@@ -254,8 +263,19 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             )
         return self._to_response(payload, stamps, offered_in_request(prepared.body))
 
-    async def get_streaming_response(
+    def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        """The answer as it arrives, through what the options need enforced here
+        (``option_enforcement``, as the chat client does)."""
+        updates = self._server_updates(messages, options)
+        plan = enforcement_for(options, self.profile, family=self.request_family(options))
+        if plan is None:
+            return updates
+        return updates_of(enforce_runs(singles(updates), plan))
+
+    async def _server_updates(
+        self, messages: ChatInput, options: ChatOptions | None
     ) -> AsyncIterator[ChatResponseUpdate]:
         prepared = self._prepare(messages, options, stream=True)
         if prepared.body.get("background") is True:
@@ -350,34 +370,11 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
 
     async def probe_store(self) -> bool:
         """Is the server's response store on (so ``PREVIOUS_RESPONSE_ID`` can work)?
+        ``providers.responses.store_probe`` says how it is asked."""
+        # deferred: a one-off question, never part of a request
+        from providers.responses.store_probe import probe_store
 
-        SGLang answers a read of an unknown id with 400 "store is disabled" when it is off.
-        vLLM answers 404 either way, so a tiny response is stored and read back (it costs a
-        generation of a few tokens; ``_PROBE_OUTPUT_TOKENS``).
-        """
-        try:
-            await self.retrieve(_PROBE_ID)
-        except InvalidRequestError as exc:
-            if exc.status != 404:
-                return False
-        else:
-            return True
-        body: dict[str, Any] = {
-            "input": "ping",
-            "max_output_tokens": _PROBE_OUTPUT_TOKENS,
-            "store": True,
-        }
-        if self.model_id:
-            body["model"] = self.model_id
-        created, _ = await self._transport.request_json("POST", self.url, body)
-        response_id = created.get("id")
-        if not isinstance(response_id, str):
-            return False
-        try:
-            await self.retrieve(response_id)
-        except InvalidRequestError:
-            return False
-        return True
+        return await probe_store(self)
 
 
 def _given(value: bool | None, default: bool) -> bool:

@@ -27,6 +27,11 @@ from providers.abstractions.contents import TextContent
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole, OpenValue
 from providers.abstractions.options import ChatResponseFormat, ChatToolMode, ToolDeclaration
+from providers.abstractions.reasoning_options import (
+    ReasoningEffort,
+    ReasoningOptions,
+    ReasoningOutput,
+)
 from providers.abstractions.records import value_class
 from providers.abstractions.response_update import ChatResponseUpdate
 from providers.abstractions.usage import UsageDetails
@@ -152,6 +157,13 @@ _SAMPLES: dict[str, tuple[Any, Any]] = {
     "tuple[str, ...]": (("a",), ("b",)),
     "tuple[str, str]": (("a", "b"), ("c", "d")),
     "tuple[tuple[str, ...], ...]": ((("a",),), (("b", "c"),)),
+    "tuple[tuple[str, str], ...]": ((("a", "b"),), (("c", "d"),)),
+    "ReasoningEffort": (ReasoningEffort.NONE, ReasoningEffort.HIGH),
+    "ReasoningOutput": (ReasoningOutput.NONE, ReasoningOutput.FULL),
+    "ReasoningOptions": (
+        ReasoningOptions(ReasoningEffort.LOW),
+        ReasoningOptions(output=ReasoningOutput.NONE),
+    ),
     "tuple[JsonSchemaField, ...]": (("json_schema",), ("structured_outputs",)),
     "TimingsKind": ("vllm", "sglang"),
     "RequestStatus": ("ok", "error"),

@@ -27,14 +27,14 @@ every method off its pass over the class costs about 0.38M instructions a class.
 * ``__eq__``, ``__repr__``, ``__hash__`` and the frozen ``__setattr__`` are shared functions
   parametrised by the field names, which nothing on the hot path calls.
 
-Measured on the first request (``benchmarks/cold_import.py``'s probe: a fresh interpreter from
-its first import to the first streamed answer, counted by valgrind, so the load of the machine
-does not move it; ``benchmarks/README.md``, issues 31 and 32): the head before the one idiom
-(four idioms: a generic ``__init__``, hand-written records and ``__init__`` methods) 741.2M
-instructions; ``value_class`` over ``dataclass`` with ``__init__`` compiled on first use 764.0M;
-the class made here 756.7M; and ``__init__`` from ``value_inits.py`` 740.4M (plain
+Measured on the first request (``python -m benchmarks.cold_import --first-request-instructions``:
+a fresh interpreter from its first import to the first streamed answer, counted by valgrind, so
+the load of the machine does not move it; ``benchmarks/README.md``, issues 31 and 32): the head
+before the one idiom (four idioms: a generic ``__init__``, hand-written records and ``__init__``
+methods) 742.2M instructions; ``value_class`` over ``dataclass``, ``__init__`` compiled on first
+use, 764.9M; the class made here 757.3M; and ``__init__`` from ``value_inits.py`` 741.1M (plain
 ``@dataclass``: some 820M; ``value_inits.py`` holding all 66 value types of the library, where
-a client has 28: 740.9M, the other functions loaded for nothing). Construction runs the same
+a client has 28: 742.0M, the other functions loaded for nothing). Construction runs the same
 stores a hand-written ``__init__`` would (``TextContent("x")``: 2,903 instructions a call, the
 loop included, 2,902 before). Methods written in the class body are kept, as
 ``dataclass`` keeps them. Not supported (no class uses them): ``InitVar`` pseudo-fields,

@@ -17,7 +17,7 @@ every method off its pass over the class costs about 0.38M instructions a class.
   annotations and ``dataclasses.field`` specs, ``__dataclass_fields__`` and
   ``__dataclass_params__`` set here, the class made again with ``__slots__``, a slot not being
   addable to a made class): about 0.15M instructions a class, half of that the second class;
-* ``__init__`` is made on first use (``_InitOnFirstUse``: a cold start defines 28 value types
+* ``__init__`` is made on first use (``_InitOnFirstUse``: a cold start defines 31 value types
   and builds 18), from code compiled ahead of time: ``value_inits.py`` holds the ``__init__``
   source of each value type a chat client is made of, compiled once into the bytecode cache
   like any module. A class whose source is not there (the CLI's, a test's, a user's, or one
@@ -34,11 +34,12 @@ before the one idiom (four idioms: a generic ``__init__``, hand-written records 
 methods) 742.2M instructions; ``value_class`` over ``dataclass``, ``__init__`` compiled on first
 use, 764.9M; the class made here 757.3M; and ``__init__`` from ``value_inits.py`` 741.1M (plain
 ``@dataclass``: some 820M; ``value_inits.py`` holding all 66 value types of the library, where
-a client has 28: 742.0M, the other functions loaded for nothing). Construction runs the same
-stores a hand-written ``__init__`` would (``TextContent("x")``: 2,903 instructions a call, the
-loop included, 2,902 before). Methods written in the class body are kept, as
-``dataclass`` keeps them. Not supported (no class uses them): ``InitVar`` pseudo-fields,
-``KW_ONLY``, ``order``, ``unsafe_hash``, ``weakref_slot``.
+a client had 28: 742.0M, the other functions loaded for nothing). Over issue 33's request
+options (acebafc), which add 7.1M of their own: 772.0M with ``dataclass``, 746.2M with this.
+Construction runs the same stores a hand-written ``__init__`` would (``TextContent("x")``: 2,903
+instructions a call, the loop included, 2,902 before). Methods written in the class body are
+kept, as ``dataclass`` keeps them. Not supported (no class uses them): ``InitVar``
+pseudo-fields, ``KW_ONLY``, ``order``, ``unsafe_hash``, ``weakref_slot``.
 """
 
 from __future__ import annotations
@@ -196,7 +197,7 @@ class _InitOnFirstUse:
     ``typing.get_type_hints`` makes the real one (``_init``), puts it on the class and hands
     it out, so from then on the class holds a plain function, as a dataclass does. Making one
     costs about 0.05M instructions (its source is written to find it in ``value_inits.py``):
-    ten of the 28 value types a cold start defines are not built on its first request."""
+    13 of the 31 value types a cold start defines are not built on its first request."""
 
     __slots__ = ("cls", "frozen", "specs")
 

@@ -250,7 +250,7 @@ def init_source(
 ) -> tuple[str, dict[str, Any]]:
     """The source of a function making ``cls``'s ``__init__`` from the defaults and factories
     (the dict, in the function's parameter order), named after the class and the source's
-    checksum: ``value_inits.py`` holds these for the library's value types."""
+    checksum: ``value_inits.py`` holds those of the value types a chat client is made of."""
     taken = [f for f in specs if f.init]
     ordered = [f for f in taken if not f.kw_only] + [f for f in taken if f.kw_only]
     scope: dict[str, Any] = {"_set": object.__setattr__} if frozen else {}

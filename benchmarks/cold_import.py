@@ -24,7 +24,13 @@ from typing import Any
 
 from benchmarks.sse_server import child_env
 
-__all__ = ["FIRST_REQUEST_LIMIT", "import_heaviest", "measure_first_request", "measure_import"]
+__all__ = [
+    "FIRST_REQUEST_LIMIT",
+    "count_first_request",
+    "import_heaviest",
+    "measure_first_request",
+    "measure_import",
+]
 
 _ROOT = Path(__file__).resolve().parent.parent
 _PROBE = (
@@ -162,6 +168,35 @@ def measure_first_request(url: str, runs: int, baseline: str | None = None) -> d
     }
 
 
+def count_first_request(url: str, trees: list[str]) -> dict[str, int]:
+    """The standard-pipeline probe's instructions, counted by valgrind's callgrind, on each of
+    ``trees`` (extracted revisions, or the work tree): a fresh interpreter, bytecode cached,
+    ``PYTHONHASHSEED=0``. Unlike the wall clock the count does not move with the machine's load
+    (it repeats within 0.1M); it includes the interpreter's start-up, about 89M."""
+    counts = {}
+    with tempfile.TemporaryDirectory(prefix="oaicompat-bench-pycache-") as prefix:
+        env = child_env()
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env |= {"PYTHONPYCACHEPREFIX": prefix, "PYTHONHASHSEED": "0"}
+        for tree in trees:
+            probe = _at_revision(_FIRST_REQUEST["standard pipeline"], tree).format(url=url)
+            command = [sys.executable, "-c", probe]
+            subprocess.run(command, cwd=tree, env=env, capture_output=True, check=True)
+            output = f"--callgrind-out-file={prefix}/callgrind.out"
+            done = subprocess.run(
+                ["valgrind", "--tool=callgrind", output, *command],
+                cwd=tree,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+                timeout=600,
+            )
+            collected = done.stderr.split("Collected : ")[1].split()[0]
+            counts[tree] = int(collected)
+    return counts
+
+
 def measure_import(modules: list[str], runs: int, *, environment: bool = True) -> dict[str, Any]:
     """``{module: {"cached_ms": …, "environment_ms": …, …}}``, medians of ``runs`` children.
 
@@ -250,10 +285,24 @@ def _first_request_only(runs: int) -> None:
         )
 
 
+def _first_request_instructions() -> None:
+    """The first-request probe's instructions on the work tree and on ``BASELINE_TREE``."""
+    from benchmarks.sse_server import ServerProcess
+
+    trees = [str(_ROOT), *filter(None, [os.environ.get("BASELINE_TREE")])]
+    with ServerProcess() as base:
+        counts = count_first_request(f"{base}/vllm/text-20/v1", trees)
+    for tree, count in counts.items():
+        print(f"first request, instructions: {count:,} ({tree})")
+
+
 if __name__ == "__main__":
     # ``python -m benchmarks.cold_import [module …]``: cold import times (RUNS children, default
-    # 5); ``python -m benchmarks.cold_import --first-request``: issue 21's first-request ratio.
+    # 5); ``python -m benchmarks.cold_import --first-request``: issue 21's first-request ratio;
+    # ``… --first-request-instructions``: the same probe's instruction count (valgrind).
     if sys.argv[1:2] == ["--first-request"]:
         _first_request_only(int(os.environ.get("RUNS", "15")))
+    elif sys.argv[1:2] == ["--first-request-instructions"]:
+        _first_request_instructions()
     else:
         print(measure_import(sys.argv[1:] or ["providers"], runs=int(os.environ.get("RUNS", "5"))))

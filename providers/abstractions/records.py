@@ -1,5 +1,5 @@
-"""``value_class``: the library's one value-type idiom, a ``@dataclass(slots=True)`` that compiles
-only its ``__init__``.
+"""``value_class``: the library's one value-type idiom, a ``@dataclass(slots=True)`` made without
+``dataclass``'s pass over the class, its ``__init__`` compiled ahead of time.
 
 Every value type of the library is one: contents, messages, options, responses, usage, limits,
 endpoints, backend rows, retry decisions, timings and telemetry records (the one deliberate
@@ -7,22 +7,39 @@ exception is ``ChatResponseUpdate``, the object built per streamed chunk, whose 
 module explains). The class is a real slotted dataclass: ``fields``, ``replace``, ``asdict``,
 ``copy``, ``pickle`` and ``__match_args__`` work, and ``frozen=True`` refuses assignment with
 ``FrozenInstanceError``. ``tests/unit/providers/abstractions/test_value_classes.py`` checks
-all of it.
+all of it against the class ``@dataclass`` makes of the same fields.
 
 Why not ``@dataclass`` itself: on CPython 3.11 it writes each method as source text and compiles
-it with ``exec`` when the module is imported, about 0.1 ms a method: three methods a class, six
-frozen, 126 compilations for the 28 value types a cold start defines before its first answer.
-Measured on the first request (``benchmarks/cold_import.py``'s probe: a fresh interpreter from
-its first import to the first streamed answer, counted by valgrind, so the load of the machine
-does not move it): plain ``@dataclass`` 820M instructions, ``value_class`` compiling every
-``__init__`` when its class is made 762M, compiling each on first use (``_CompiledOnFirstUse``:
-15 of the value types are built on a first request) 757M, the four idioms it replaced (a
-generic ``__init__``, hand-written records and ``__init__``s) 740M.
-Here only ``__init__`` is compiled, so construction runs the same stores a hand-written one
-would (``TextContent("x")`` as fast as before); ``__eq__``, ``__repr__``, ``__hash__`` and the
-frozen ``__setattr__`` are shared functions parametrised by the field names, which nothing on
-the hot path calls. Methods written in the class body are kept, as ``dataclass`` keeps them.
-Not supported (no class uses them): ``InitVar`` pseudo-fields, ``order``, ``unsafe_hash``.
+it with ``exec`` when the module is imported (three methods a class, six frozen), and even with
+every method off its pass over the class costs about 0.38M instructions a class. Here:
+
+* the class is made directly, as ``dataclass(slots=True)`` makes it (its fields from the
+  annotations and ``dataclasses.field`` specs, ``__dataclass_fields__`` and
+  ``__dataclass_params__`` set here, the class made again with ``__slots__``, a slot not being
+  addable to a made class): about 0.15M instructions a class, half of that the second class;
+* ``__init__`` is made on first use (``_InitOnFirstUse``: a cold start defines 31 value types
+  and builds 18), from code compiled ahead of time: ``value_inits.py`` holds the ``__init__``
+  source of each value type a chat client is made of, compiled once into the bytecode cache
+  like any module. A class whose source is not there (the CLI's, a test's, a user's, or one
+  changed since the file was written: a source is looked up by its checksum) is compiled with
+  ``exec``, about 0.5M instructions. ``tests/unit/providers/abstractions/test_value_inits.py``
+  rewrites the file and fails when it was stale;
+* ``__eq__``, ``__repr__``, ``__hash__`` and the frozen ``__setattr__`` are shared functions
+  parametrised by the field names, which nothing on the hot path calls.
+
+Measured on the first request (``python -m benchmarks.cold_import --first-request-instructions``:
+a fresh interpreter from its first import to the first streamed answer, counted by valgrind, so
+the load of the machine does not move it; ``benchmarks/README.md``, issues 31 and 32): the head
+before the one idiom (four idioms: a generic ``__init__``, hand-written records and ``__init__``
+methods) 742.2M instructions; ``value_class`` over ``dataclass``, ``__init__`` compiled on first
+use, 764.9M; the class made here 757.3M; and ``__init__`` from ``value_inits.py`` 741.1M (plain
+``@dataclass``: some 820M; ``value_inits.py`` holding all 66 value types of the library, where
+a client had 28: 742.0M, the other functions loaded for nothing). Over issue 33's request
+options (acebafc), which add 7.1M of their own: 772.0M with ``dataclass``, 746.2M with this.
+Construction runs the same stores a hand-written ``__init__`` would (``TextContent("x")``: 2,903
+instructions a call, the loop included, 2,902 before). Methods written in the class body are
+kept, as ``dataclass`` keeps them. Not supported (no class uses them): ``InitVar``
+pseudo-fields, ``KW_ONLY``, ``order``, ``unsafe_hash``, ``weakref_slot``.
 """
 
 from __future__ import annotations
@@ -35,10 +52,16 @@ from dataclasses import MISSING, Field, FrozenInstanceError
 from operator import attrgetter
 from types import FunctionType
 from typing import Any, TypeVar, dataclass_transform, overload
+from zlib import crc32
 
-__all__ = ["value_class"]
+from providers.abstractions import value_inits
+
+__all__ = ["init_source", "value_class"]
 
 _C = TypeVar("_C", bound=type[Any])
+_FIELD = vars(dataclasses)["_FIELD"]
+"""The mark ``dataclasses.fields`` selects a field by (``dataclass`` gives it to every field
+that is not a ``ClassVar`` nor an ``InitVar``; private, the same since Python 3.7)."""
 
 
 @overload
@@ -49,7 +72,8 @@ def value_class(*, frozen: bool = False, kw_only: bool = False) -> Callable[[_C]
 def value_class(
     cls: _C | None = None, /, *, frozen: bool = False, kw_only: bool = False
 ) -> _C | Callable[[_C], _C]:
-    """``@dataclass(slots=True, frozen=frozen, kw_only=kw_only)``, compiling only ``__init__``."""
+    """``@dataclass(slots=True, frozen=frozen, kw_only=kw_only)``, compiling no method but
+    ``__init__``, and that one only outside ``value_inits.py``."""
 
     def wrap(cls: _C) -> _C:
         return _make(cls, frozen, kw_only)
@@ -58,46 +82,108 @@ def value_class(
 
 
 def _make(cls: _C, frozen: bool, kw_only: bool) -> _C:
+    """The class ``dataclass(slots=True, init=..., repr=..., eq=...)`` makes of ``cls``."""
     body = dict(cls.__dict__)
-    # A dataclass is frozen exactly when its dataclass bases are. ``dataclass`` told ``frozen``
-    # would compile its own ``__setattr__`` and ``__delattr__``: told only where a base is (it
-    # checks the bases' flag, which ``_make`` sets below).
-    spaces = [vars(base) for base in cls.__mro__[1:]]
-    bases = [
-        space["__dataclass_params__"].frozen for space in spaces if "__dataclass_params__" in space
-    ]
-    if any(base != frozen for base in bases):
-        raise TypeError(f"{cls.__name__}: frozen={frozen}, unlike its dataclass bases")
-    made: Any = dataclasses.dataclass(
-        cls, init=False, repr=False, eq=False, slots=True, kw_only=kw_only, frozen=any(bases)
-    )
-    specs = dataclasses.fields(made)
-    methods: dict[str, Any] = {
-        "__eq__": _eq(_getter([f.name for f in specs if f.compare])),
-        "__repr__": _repr([f.name for f in specs if f.repr]),
+    if "__slots__" in body:
+        raise TypeError(f"{cls.__name__} already specifies __slots__")
+    specs = _fields(cls, body, frozen, kw_only)
+    values = tuple(specs.values())
+    qualname = cls.__qualname__
+    init = _InitOnFirstUse(values, frozen)
+    ours: dict[str, Any] = {
+        "__init__": init,
+        "__repr__": _repr([f.name for f in values if f.repr]),
+        "__eq__": _eq(_getter([f.name for f in values if f.compare])),
+        "__match_args__": tuple(f.name for f in values if f.init and not f.kw_only),
     }
     if frozen:
-        names = tuple(f.name for f in specs)
-        methods["__setattr__"], methods["__delattr__"] = _frozen(made, frozenset(names))
-        methods["__getstate__"], methods["__setstate__"] = _getstate(names), _setstate(names)
-    for name, method in methods.items():
-        if name not in body:
-            method.__qualname__ = f"{made.__qualname__}.{name}"
-            setattr(made, name, method)
-    if "__init__" not in body:
-        made.__init__ = _CompiledOnFirstUse(made, specs, frozen)
+        names = tuple(specs)
+        ours["__getstate__"], ours["__setstate__"] = _getstate(names), _setstate(names)
     explicit_hash = body.get("__hash__", MISSING)
     if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in body):
-        keys = [f.name for f in specs if (f.compare if f.hash is None else f.hash)]
-        made.__hash__ = _hash(_getter(keys), made.__qualname__) if frozen else None
-    if not body.get("__doc__"):  # (dataclass read the signature before __init__ was made)
+        keys = [f.name for f in values if (f.compare if f.hash is None else f.hash)]
+        ours["__hash__"] = _hash(_getter(keys)) if frozen else None
+    for name, attribute in ours.items():
+        if name not in body:  # (a method written in the class body is kept, as dataclass does)
+            if isinstance(attribute, FunctionType):
+                attribute.__qualname__ = f"{qualname}.{name}"
+            body[name] = attribute
+    inherited = {name for base in cls.__mro__[1:-1] for name in _slots(base)}
+    body.pop("__dict__", None)
+    body.pop("__weakref__", None)
+    body["__slots__"] = tuple(name for name in specs if name not in inherited)
+    body["__qualname__"] = qualname
+    body["__dataclass_fields__"] = specs
+    body["__dataclass_params__"] = _Params(frozen)
+    metaclass: Any = type(cls)
+    made = metaclass(cls.__name__, cls.__bases__, body)
+    init.cls = made
+    if frozen:  # (the two name the class they guard, so they follow it)
+        guards = _frozen(made, frozenset(specs))
+        for name, method in zip(("__setattr__", "__delattr__"), guards, strict=True):
+            if name not in body:
+                method.__qualname__ = f"{qualname}.{name}"
+                type.__setattr__(made, name, method)
+    if not body.get("__doc__"):
         shown = str(_signature(made)).replace(" -> None", "")
         made.__doc__ = f"{made.__name__}{shown}"
-    params = made.__dataclass_params__
-    params.init = params.repr = params.eq = True
-    params.frozen = frozen
     value: _C = made
     return value
+
+
+_UNSUPPORTED = ("InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
+_SPECIAL = ("ClassVar", "typing.ClassVar", *_UNSUPPORTED)
+
+
+def _fields(cls: type[Any], body: dict[str, Any], frozen: bool, kw_only: bool) -> dict[str, Any]:
+    """``dataclass``'s fields of ``cls``: its dataclass bases' first, in MRO order, then one
+    per annotated name of the body (whose default leaves the body: the slot takes its name)."""
+    specs: dict[str, Field[Any]] = {}
+    for base in cls.__mro__[-1:0:-1]:
+        inherited = vars(base).get("__dataclass_fields__")
+        if inherited is not None:
+            if vars(base)["__dataclass_params__"].frozen != frozen:
+                raise TypeError(f"{cls.__name__}: frozen={frozen}, unlike its dataclass bases")
+            specs.update(inherited)
+    for name, annotation in body.get("__annotations__", {}).items():
+        shown = annotation if isinstance(annotation, str) else repr(annotation)
+        if shown.startswith(_SPECIAL):  # (a string, as ``dataclass`` reads one: by its prefix)
+            if shown.startswith(_UNSUPPORTED):
+                raise TypeError(f"value_class does not support {shown}")
+            continue  # a ClassVar
+        default = body.pop(name, MISSING)
+        spec: Field[Any] = (
+            default if isinstance(default, Field) else dataclasses.field(default=default)
+        )
+        spec.name, spec.type, spec._field_type = name, annotation, _FIELD  # type: ignore[attr-defined]
+        if spec.kw_only is MISSING:
+            spec.kw_only = kw_only
+        if spec.default is not MISSING and spec.default.__class__.__hash__ is None:
+            raise ValueError(
+                f"mutable default {type(spec.default)} for {name}: use default_factory"
+            )
+        specs[name] = spec
+    stray = [name for name, value in body.items() if isinstance(value, Field)]
+    if stray:
+        raise TypeError(f"{stray[0]!r} is a field but has no type annotation")
+    return specs
+
+
+def _slots(base: type[Any]) -> tuple[str, ...]:
+    slots = vars(base).get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
+class _Params:
+    """``__dataclass_params__``: the flags the class was made with (``dataclass`` reads
+    ``frozen`` of a base)."""
+
+    __slots__ = ("eq", "frozen", "init", "order", "repr", "unsafe_hash")
+
+    def __init__(self, frozen: bool) -> None:
+        self.init = self.repr = self.eq = True
+        self.order = self.unsafe_hash = False
+        self.frozen = frozen
 
 
 def _signature(cls: type[Any]) -> Any:
@@ -106,17 +192,18 @@ def _signature(cls: type[Any]) -> Any:
     return inspect.signature(cls)
 
 
-class _CompiledOnFirstUse:
+class _InitOnFirstUse:
     """The class's ``__init__`` until anything reads it: the first construction, ``inspect``, or
-    ``typing.get_type_hints`` compiles the real one (``_init``), puts it on the class and hands
-    it out, so from then on the class holds a plain function, as a dataclass does. Compiling is
-    most of what defining a value type costs (about 0.8M instructions, ``exec`` of its source),
-    and a cold start defines types it never builds."""
+    ``typing.get_type_hints`` makes the real one (``_init``), puts it on the class and hands
+    it out, so from then on the class holds a plain function, as a dataclass does. Making one
+    costs about 0.05M instructions (its source is written to find it in ``value_inits.py``):
+    13 of the 31 value types a cold start defines are not built on its first request."""
 
     __slots__ = ("cls", "frozen", "specs")
 
-    def __init__(self, cls: type[Any], specs: tuple[Field[Any], ...], frozen: bool) -> None:
-        self.cls, self.specs, self.frozen = cls, specs, frozen
+    def __init__(self, specs: tuple[Field[Any], ...], frozen: bool) -> None:
+        self.cls: type[Any] = object  # (the class, once made)
+        self.specs, self.frozen = specs, frozen
 
     def __get__(self, instance: object, owner: type[Any] | None = None) -> Any:
         init = _init(self.cls, self.specs, self.frozen)
@@ -137,11 +224,36 @@ _FACTORY = _Factory()
 
 
 def _init(cls: type[Any], specs: tuple[Field[Any], ...], frozen: bool) -> Callable[..., None]:
-    """The ``__init__`` ``dataclass`` writes for ``specs``, compiled once: the same parameters,
-    defaults, factories (called per instance) and ``__post_init__`` call."""
+    """The ``__init__`` ``dataclass`` writes for ``specs``: the same parameters, defaults,
+    factories (called per instance) and ``__post_init__`` call. Its code comes from
+    ``value_inits.py`` when that holds the same source, else it is compiled here."""
+    source, scope = init_source(cls, specs, frozen)
+    name = source[4 : source.index("(")]
+    values = list(scope.values())
+    make = getattr(value_inits, name, None)
+    if make is None:
+        exec(source, scope)
+        make = scope[name]
+    # Made over the class's module globals, as the dataclass's is, so that
+    # ``typing.get_type_hints(cls.__init__)`` resolves the annotations where they were written.
+    module = sys.modules.get(cls.__module__)
+    init: Any = FunctionType(make.__code__, vars(module) if module else {})(*values)
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    taken = [f for f in specs if f.init]
+    init.__annotations__ = {f.name: f.type for f in taken} | {"return": None}
+    made: Callable[..., None] = init
+    return made
+
+
+def init_source(
+    cls: type[Any], specs: tuple[Field[Any], ...], frozen: bool
+) -> tuple[str, dict[str, Any]]:
+    """The source of a function making ``cls``'s ``__init__`` from the defaults and factories
+    (the dict, in the function's parameter order), named after the class and the source's
+    checksum: ``value_inits.py`` holds those of the value types a chat client is made of."""
     taken = [f for f in specs if f.init]
     ordered = [f for f in taken if not f.kw_only] + [f for f in taken if f.kw_only]
-    scope: dict[str, Any] = {"_FACTORY": _FACTORY, "_set": object.__setattr__}
+    scope: dict[str, Any] = {"_set": object.__setattr__} if frozen else {}
     params, stores, follows_default = ["self"], [], False
     for spec in ordered:
         name = spec.name
@@ -152,6 +264,7 @@ def _init(cls: type[Any], specs: tuple[Field[Any], ...], frozen: bool) -> Callab
             params.append(f"{name}=_d_{name}")
             stores.append((name, name))
         elif spec.default_factory is not MISSING:
+            scope["_FACTORY"] = _FACTORY
             scope[f"_f_{name}"] = spec.default_factory
             params.append(f"{name}=_FACTORY")
             stores.append((name, f"_f_{name}() if {name} is _FACTORY else {name}"))
@@ -172,24 +285,13 @@ def _init(cls: type[Any], specs: tuple[Field[Any], ...], frozen: bool) -> Callab
     statements = [store.format(field, value) for field, value in stores] or ["pass"]
     if hasattr(cls, "__post_init__"):
         statements.append("self.__post_init__()")
-    names = list(scope)
-    source = (
-        f"def __make__({', '.join(names)}):\n"
-        f" def __init__({', '.join(params)}):\n"
-        + "".join(f"  {statement}\n" for statement in statements)
-        + " return __init__\n"
+    body = (
+        f"({', '.join(scope)}):\n"
+        f"    def __init__({', '.join(params)}):\n"
+        f"        {'; '.join(statements)}\n"
+        "    return __init__\n"
     )
-    exec(source, scope)
-    made: Any = scope["__make__"](*[scope[name] for name in names])
-    # Rebuilt over the class's module globals, as the dataclass's is, so that
-    # ``typing.get_type_hints(cls.__init__)`` resolves the annotations where they were written.
-    module = sys.modules.get(cls.__module__)
-    qualname = f"{cls.__qualname__}.__init__"
-    code = made.__code__.replace(co_qualname=qualname)
-    init = FunctionType(code, vars(module) if module else {}, "__init__", None, made.__closure__)
-    init.__defaults__, init.__kwdefaults__ = made.__defaults__, made.__kwdefaults__
-    init.__annotations__ = {f.name: f.type for f in ordered} | {"return": None}
-    return init
+    return f"def _{cls.__name__}_{crc32(body.encode()):08x}{body}", scope
 
 
 def _getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
@@ -212,11 +314,10 @@ def _eq(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, object], Any]:
     return __eq__
 
 
-def _hash(key: Callable[[Any], tuple[Any, ...]], qualname: str) -> Callable[[Any], int]:
+def _hash(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
     def __hash__(self: Any) -> int:
         return hash(key(self))
 
-    __hash__.__qualname__ = f"{qualname}.__hash__"
     return __hash__
 
 

@@ -44,6 +44,7 @@ from providers.chat_completions.option_enforcement import (
     enforcement_for,
 )
 from providers.chat_completions.output_bound import check_response
+from providers.chat_completions.refused_keys import DroppedKeys, usage_note
 from providers.chat_completions.request import build_chat_request
 from providers.chat_completions.stream_state import StreamState, drain
 from providers.text_tool_calls import offered_tool_names
@@ -133,6 +134,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         self._validate_model = validate_model
         self._clamp_max_tokens = clamp_max_tokens
         self._needs_preparing = validate_model or clamp_max_tokens
+        self._dropped = DroppedKeys()  # optional keys the server refused (``refused_keys``)
 
     def __repr__(self) -> str:
         # Never the headers: they hold the API key.
@@ -203,6 +205,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             profile=self.profile,
             family=self.request_family(options),
             policy=self.unsupported_options,
+            dropped_keys=self._dropped.keys,
         )
 
     async def get_response(
@@ -210,6 +213,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
     ) -> ChatResponse:
         if self._needs_preparing:
             options = await self._prepare(messages, options)
+        sent_without = self._dropped.keys
         body = self.build_request_body(messages, options, stream=False)
         headers, secrets = self._request_headers(options)
         backend = self.profile.name
@@ -228,6 +232,10 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         report_response_headers(response.status_code, response.headers)
         if response.status_code >= 400:
             content = mask_secrets(content, secrets)
+            if self._dropped.refused(
+                self.profile, response.status_code, content, stream=False, sent_without=sent_without
+            ):
+                return await self.get_response(messages, options)  # once: the key is gone
             raise self._status_error(response.status_code, content, response.headers)
         normalizer = ChunkNormalizer(
             self.profile,
@@ -302,6 +310,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             # each holding only what it must. For the same reason the parsing state is made
             # only once the server has answered, and the frame keeps few variables.
             headers, secrets = self._request_headers(options)
+            sent_without = self._dropped.keys
             request = self._http.build_request(
                 "POST",
                 self._chat_url(),
@@ -325,13 +334,22 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                     }
                     limits = self.limits
                     if response.status_code >= 400:
-                        raise self._status_error(
-                            response.status_code,
-                            mask_secrets(
-                                await read_prefix(response, limits.max_error_body_bytes), secrets
-                            ),
-                            response.headers,
+                        content = mask_secrets(
+                            await read_prefix(response, limits.max_error_body_bytes), secrets
                         )
+                        if self._dropped.refused(
+                            self.profile,
+                            response.status_code,
+                            content,
+                            stream=True,
+                            sent_without=sent_without,
+                        ):
+                            await response.aclose()  # before any output: once, without the key
+                            watch.close()  # (the resent request has its own budgets)
+                            async for run in self._wire_runs(messages, options):
+                                yield run
+                            return
+                        raise self._status_error(response.status_code, content, response.headers)
                     state.normalizer = ChunkNormalizer(
                         self.profile,
                         redact_fingerprint=self._redact_fingerprint,
@@ -402,6 +420,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                 finally:
                     await response.aclose()
                 updates = state.end()
+                if sent_without:
+                    updates = usage_note(updates, state, sent_without)
                 if updates:
                     yield updates
             except BaseException as exc:

@@ -4,7 +4,7 @@ of each choice kept, the others dropped and recorded, streamed and whole."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 import httpx
@@ -88,7 +88,7 @@ async def client() -> AsyncIterator[OpenAiCompatibleChatClient]:
         yield c
 
 
-def enforced(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def enforced(logs: list[MutableMapping[str, Any]]) -> list[MutableMapping[str, Any]]:
     return [entry for entry in logs if entry["event"] == REQUEST_OPTION_ENFORCED]
 
 

@@ -192,8 +192,8 @@ async def stop_sequence_runs(runs: UpdateRuns, plan: Enforcement) -> UpdateRuns:
             for position, update in enumerate(run):
                 stop = _cut(update, matchers, stops)
                 if stop is not None:
+                    _report(plan.backend, stop)  # (first: the caller may stop reading here)
                     yield run[: position + 1]
-                    _report(plan.backend, stop)
                     return
                 last = update
             yield run

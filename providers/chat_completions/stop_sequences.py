@@ -88,11 +88,13 @@ class StopMatcher:
     """The first stop string in a text that arrives in pieces: ``feed`` returns the text that
     can be passed on and the match, if one completed; ``flush`` the text held back."""
 
-    __slots__ = ("_held", "_stops")
+    __slots__ = ("_held", "_stops", "firsts")
 
     def __init__(self, stops: tuple[str, ...]) -> None:
         self._stops = stops
         self._held = ""
+        self.firsts = frozenset(stop[0] for stop in stops)
+        """The stops' first characters: a text without any of them needs no search."""
 
     def feed(self, text: str) -> tuple[str, str | None]:
         """The text before the first stop string completed (and that string), or the text
@@ -145,6 +147,12 @@ def _stopped(update: ChatResponseUpdate, contents: list[AIContent], stop: str) -
     update.additional_properties = {**(update.additional_properties or {}), STOP_SEQUENCE: stop}
 
 
+def _may_begin(text: str, matcher: StopMatcher) -> bool:
+    """Could ``text`` hold a stop string or end with the start of one? (``False`` for most
+    text: none of the stops' first characters in it.)"""
+    return any(first in text for first in matcher.firsts)
+
+
 def _cut(
     update: ChatResponseUpdate, matchers: dict[int, StopMatcher], stops: tuple[str, ...]
 ) -> str | None:
@@ -153,18 +161,24 @@ def _cut(
     if matcher is None:
         matcher = matchers[update.choice_index] = StopMatcher(stops)
     plain = update.plain_text
-    if plain is not None and (not plain or update.head.kind is not TextContent):
-        if plain and matcher.held:  # plain reasoning: the held text goes out before it
-            update.contents = [TextContent(matcher.flush()), *update.contents]
-        return None
+    if plain is not None:
+        if not plain:
+            return None
+        if update.head.kind is not TextContent:
+            if matcher.held:  # plain reasoning: the held text goes out before it
+                update.contents = [TextContent(matcher.flush()), *update.contents]
+            return None
+        if not matcher.held and not _may_begin(plain, matcher):
+            return None  # (the usual text: passed on as it is)
     contents: list[AIContent] = []
-    for content in update.contents:
+    whole = update.contents
+    for position, content in enumerate(whole):
         if type(content) is TextContent:
             text, stop = matcher.feed(content.text)
             if text:
                 contents.append(TextContent(text))
             if stop is not None:
-                contents.extend(c for c in update.contents if type(c) is UsageContent)
+                contents.extend(c for c in whole[position + 1 :] if type(c) is UsageContent)
                 _stopped(update, contents, stop)
                 return stop
             continue

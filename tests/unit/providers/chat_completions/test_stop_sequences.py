@@ -22,6 +22,8 @@ from providers import (
     OpenAiCompatibleChatClient,
     TextContent,
     TextReasoningContent,
+    UsageContent,
+    UsageDetails,
 )
 from providers.abstractions.event_names import REQUEST_OPTION_ENFORCED
 from providers.abstractions.reasoning_options import ReasoningEffort, ReasoningOptions
@@ -281,3 +283,18 @@ def test_an_answer_without_a_stop_is_unchanged() -> None:
     result = stop_sequence_response(response, PLAN)
     assert result.text == "no stop here"
     assert STOP_SEQUENCE not in result.additional_properties
+
+
+async def test_usage_in_the_stopping_update_is_kept_once() -> None:
+    usage = UsageContent(UsageDetails(input_token_count=3, output_token_count=2))
+    runs = stop_sequence_runs(
+        runs_of([ChatResponseUpdate([usage, TextContent("aEND b"), usage])]), PLAN
+    )
+    with capture_logs():
+        (update,) = [u async for run in runs for u in run]
+    assert [type(c).__name__ for c in update.contents] == [
+        "UsageContent",
+        "TextContent",
+        "UsageContent",
+    ]
+    assert update.text == "a"

@@ -27,7 +27,7 @@ from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdat
 from providers.abstractions.limits import Limits
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
-from providers.abstractions.properties import TRANSPORT_TIMESTAMPS, set_property
+from providers.abstractions.properties import TRANSPORT_TIMESTAMPS
 from providers.abstractions.update_runs import UpdateRuns, updates_of
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.http_client_base import (
@@ -45,14 +45,14 @@ from providers.chat_completions.option_enforcement import (
 )
 from providers.chat_completions.output_bound import check_response
 from providers.chat_completions.preparation import RequestPreparation
+from providers.chat_completions.refused_keys import DroppedKeys, usage_note
 from providers.chat_completions.request import build_chat_request
-from providers.chat_completions.stream_state import StreamState, drain
+from providers.chat_completions.stream_state import StreamState, drain, whole_answer
 from providers.text_tool_calls import offered_tool_names
 from providers.transport.answer_shape import EVENT_STREAM, json_instead_of_events
 from providers.transport.bodies import (
     body_chunks,
     no_chunks,
-    read_body,
     read_prefix,
     too_large,
 )
@@ -130,6 +130,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         self.profile = profile
         self._redact_fingerprint = redact_fingerprint
         self._preparation = RequestPreparation.if_asked(validate_model, clamp_max_tokens)
+        self._dropped = DroppedKeys()  # optional keys the server refused (``refused_keys``)
 
     def __repr__(self) -> str:
         # Never the headers: they hold the API key.
@@ -180,6 +181,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             profile=self.profile,
             family=self.request_family(options),
             policy=self.unsupported_options,
+            dropped_keys=self._dropped.keys,
         )
 
     async def get_response(
@@ -225,25 +227,6 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         plan = enforcement_for(options, self.profile, family=self.request_family(options))
         return result if plan is None else enforce_response(result, plan)
 
-    async def _whole_answer(
-        self, response: httpx.Response, state: StreamState
-    ) -> list[ChatResponseUpdate]:
-        """A streamed request answered with one completion: its updates, recorded in
-        ``state`` as a stream's would be (a whole document is complete: ``done``)."""
-        assert state.normalizer is not None
-        limits = self.limits
-        content = await read_body(response, limits.max_body_bytes, backend=state.backend)
-        payload = load_object(content, limits.max_json_depth, state.backend)
-        updates = state.normalizer.normalize_completion(payload)
-        state.done = True
-        for update in updates:
-            if state.stamps is not None:
-                set_property(update, TRANSPORT_TIMESTAMPS, state.stamps)
-                state.stamps = None
-            state.partial.add(update)
-        state.check_output(0, limits.max_output_bytes)
-        return updates
-
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> AsyncIterator[ChatResponseUpdate]:
@@ -279,6 +262,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             # each holding only what it must. For the same reason the parsing state is made
             # only once the server has answered, and the frame keeps few variables.
             headers, secrets = self._request_headers(options)
+            sent_without = self._dropped.keys
             request = self._http.build_request(
                 "POST",
                 self._chat_url(),
@@ -302,13 +286,22 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                     }
                     limits = self.limits
                     if response.status_code >= 400:
-                        raise self._status_error(
-                            response.status_code,
-                            mask_secrets(
-                                await read_prefix(response, limits.max_error_body_bytes), secrets
-                            ),
-                            response.headers,
+                        content = mask_secrets(
+                            await read_prefix(response, limits.max_error_body_bytes), secrets
                         )
+                        if self._dropped.refused(
+                            self.profile,
+                            response.status_code,
+                            content,
+                            stream=True,
+                            sent_without=sent_without,
+                        ):
+                            await response.aclose()  # before any output: once, without the key
+                            watch.close()  # (the resent request has its own budgets)
+                            async for run in self._wire_runs(messages, options):
+                                yield run
+                            return
+                        raise self._status_error(response.status_code, content, response.headers)
                     state.normalizer = ChunkNormalizer(
                         self.profile,
                         redact_fingerprint=self._redact_fingerprint,
@@ -321,7 +314,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                         or not response.headers.get("content-type", "").startswith(EVENT_STREAM)
                     ) and await json_instead_of_events(response, limits, state.backend):
                         # One completion where events were asked for: that is the answer.
-                        yield await self._whole_answer(response, state)
+                        yield await whole_answer(response, state, self.limits)
                         chunks = no_chunks()
                     elif response.is_stream_consumed or "content-encoding" in response.headers:
                         # (A body already read, as a mock transport hands it, is only in bytes;
@@ -379,6 +372,8 @@ class OpenAiCompatibleChatClient(HttpClientBase):
                 finally:
                     await response.aclose()
                 updates = state.end()
+                if sent_without:
+                    updates = usage_note(updates, state, sent_without)
                 if updates:
                     yield updates
             except BaseException as exc:

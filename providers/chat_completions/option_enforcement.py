@@ -23,6 +23,15 @@ from providers.abstractions.options import ChatOptions, ChatResponseFormat
 from providers.abstractions.records import value_class
 from providers.abstractions.update_runs import UpdateRuns
 from providers.backends import BackendProfile
+from providers.chat_completions.single_tool_call import (
+    single_tool_call_response,
+    single_tool_call_runs,
+)
+from providers.chat_completions.stop_sequences import (
+    stop_sequence_response,
+    stop_sequence_runs,
+    stops_applied_here,
+)
 
 __all__ = ["Enforcement", "enforce_response", "enforce_runs", "enforcement_for"]
 
@@ -55,6 +64,12 @@ def enforcement_for(
     if options is None:
         return None
     fields: dict[str, object] = {}
+    if options.allow_multiple_tool_calls is False:
+        fields["single_tool_call"] = True
+    if options.stop_sequences:
+        stops = stops_applied_here(options, profile, family)
+        if stops:
+            fields["stop_sequences"] = stops
     if not fields:
         return None
     return Enforcement(profile.name, **fields)  # type: ignore[arg-type]
@@ -76,9 +91,17 @@ def enforce_response(response: ChatResponse, plan: Enforcement) -> ChatResponse:
 
 def _run_stages(plan: Enforcement) -> list[RunStage]:
     stages: list[RunStage] = []
+    if plan.stop_sequences:
+        stages.append(stop_sequence_runs)
+    if plan.single_tool_call:
+        stages.append(single_tool_call_runs)
     return stages
 
 
 def _response_stages(plan: Enforcement) -> list[ResponseStage]:
     stages: list[ResponseStage] = []
+    if plan.stop_sequences:
+        stages.append(stop_sequence_response)
+    if plan.single_tool_call:
+        stages.append(single_tool_call_response)
     return stages

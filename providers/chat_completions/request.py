@@ -25,6 +25,7 @@ from providers.abstractions.open_values import ChatRole
 from providers.abstractions.openai_format import json_text, unencodable
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
 from providers.backends import BackendProfile
+from providers.chat_completions.stop_sequences import stops_applied_here
 
 __all__ = [
     "build_chat_request",
@@ -60,10 +61,12 @@ def build_chat_request(
     profile: BackendProfile,
     family: str | None = None,
     policy: OptionPolicy = "raise",
+    dropped_keys: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """The body of one request. ``family`` is the model family (the reasoning switch and some
     refusals depend on it); ``policy`` what to do with an option the backend cannot honour
-    (``capabilities.option_verdicts``)."""
+    (``capabilities.option_verdicts``); ``dropped_keys`` the optional keys the server refused,
+    which the client no longer adds (``refused_keys``)."""
     options = options or ChatOptions()
     body: dict[str, Any] = {}
     model = options.model_id or model_id
@@ -77,7 +80,7 @@ def build_chat_request(
     set_if_given(body, "top_p", options.top_p)
     set_if_given(body, "top_k", options.top_k)
     set_if_given(body, profile.max_tokens_field, options.max_output_tokens)
-    if options.stop_sequences:
+    if options.stop_sequences and not stops_applied_here(options, profile, family):
         body["stop"] = list(options.stop_sequences)
     set_if_given(body, "seed", options.seed)
     set_if_given(body, "frequency_penalty", options.frequency_penalty)
@@ -93,6 +96,9 @@ def build_chat_request(
         body["tool_choice"] = options.tool_mode.to_openai()
     if options.response_format is not None:
         body.update(response_format_fields(options.response_format, profile))
+    if dropped_keys:
+        for key in dropped_keys:  # (before the caller's keys: a caller's own stays)
+            body.pop(key, None)
     for key, value in options.additional_properties.items():
         if key == "stream_options" and not stream:
             # vLLM answers 400 to stream_options without stream (docs/wire.md §2.4), so options

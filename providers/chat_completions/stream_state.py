@@ -18,16 +18,20 @@ from providers.abstractions.errors import (
     ProviderError,
     StreamInterruptedError,
 )
+from providers.abstractions.limits import Limits
 from providers.abstractions.properties import TRANSPORT_TIMESTAMPS, set_property
 from providers.chat_completions.normalize import ChunkNormalizer
 from providers.chat_completions.output_bound import measure_output
 from providers.chat_completions.tool_call_accumulator import CUT_BY_STREAM_END, mark_cut_call
+from providers.transport.bodies import read_body
+from providers.transport.json_guard import load_object
 
 __all__ = [
     "DRAIN_SECONDS",
     "TRANSPORT_TIMESTAMPS",
     "StreamState",
     "drain",
+    "whole_answer",
 ]
 
 DRAIN_SECONDS = 1.0
@@ -138,3 +142,22 @@ class StreamState:
                 )
             self.partial.add(update)
         return updates
+
+
+async def whole_answer(
+    response: httpx.Response, state: StreamState, limits: Limits
+) -> list[ChatResponseUpdate]:
+    """A streamed request answered with one completion: its updates, recorded in ``state`` as
+    a stream's would be (a whole document is complete: ``done``)."""
+    assert state.normalizer is not None
+    content = await read_body(response, limits.max_body_bytes, backend=state.backend)
+    payload = load_object(content, limits.max_json_depth, state.backend)
+    updates = state.normalizer.normalize_completion(payload)
+    state.done = True
+    for update in updates:
+        if state.stamps is not None:
+            set_property(update, TRANSPORT_TIMESTAMPS, state.stamps)
+            state.stamps = None
+        state.partial.add(update)
+    state.check_output(0, limits.max_output_bytes)
+    return updates

@@ -92,6 +92,13 @@ def _raw_calls(count: int) -> dict[str, Any]:
     return {"choices": [{"index": 0, "message": {"role": "assistant", "tool_calls": calls}}]}
 
 
+def _obeyed(option: str) -> str:
+    """The verdict of an option the answer shows obeyed: the table's when it is enforced here
+    (the client checks it too), else honoured."""
+    table = CONTEXT.table_row(option)
+    return "enforced here" if table.verdict == "enforced here" else "honoured"
+
+
 async def _probe(option: str, client: _Answers) -> OptionVerdict:
     return await run_probe(option, PROBES[option], client, CONTEXT)
 
@@ -102,7 +109,7 @@ async def _probe(option: str, client: _Answers) -> OptionVerdict:
 async def test_reasoning_gone_with_effort_none_is_honoured_as_probed() -> None:
     client = _Answers(_answer("51"), _answer("51", reasoning="17 * 3 is 51"))
     row = await _probe("reasoning.effort=none", client)
-    assert (row.verdict, row.provenance) == ("honoured", "probed")
+    assert (row.verdict, row.provenance) == (_obeyed("reasoning.effort=none"), "probed")
     assert "12 chars of reasoning by default" in row.note
     off, default = client.options
     assert off is not None and off.reasoning is not None and off.reasoning.effort == "none"
@@ -136,7 +143,8 @@ async def test_a_refusal_sends_nothing_and_is_the_table_s() -> None:
 async def test_an_answer_in_the_choice_is_honoured() -> None:
     client = _Answers(_answer("yes"))
     row = await _probe("response_format=choice", client)
-    assert (row.verdict, row.provenance, row.note) == ("honoured", "probed", "answered 'yes'")
+    expected = (_obeyed("response_format=choice"), "probed", "answered 'yes'")
+    assert (row.verdict, row.provenance, row.note) == expected
     sent = client.options[0]
     assert sent is not None and sent.response_format is not None
     assert sent.response_format.choices == ("yes", "no")
@@ -184,7 +192,7 @@ async def test_one_call_sent_is_the_server_s_doing() -> None:
     row = await _probe(
         "allow_multiple_tool_calls=false", _Answers(_answer(calls=1, raw=_raw_calls(1)))
     )
-    assert row.provenance == "probed"
+    assert (row.verdict, row.provenance) == ("honoured", "probed")
     assert row.note == "the server sent one call"
 
 
@@ -208,7 +216,7 @@ async def test_no_call_at_all_is_not_a_failure() -> None:
 async def test_a_reported_stop_is_applied() -> None:
     client = _Answers(_answer("one two three four ", stop_sequence="five"))
     row = await _probe("stop_sequences", client)
-    assert (row.verdict, row.provenance) == ("honoured", "probed")
+    assert (row.verdict, row.provenance) == (_obeyed("stop_sequences"), "probed")
     assert "matched stop is reported" in row.note
     sent = client.options[0]
     assert sent is not None and sent.stop_sequences == ["five"]

@@ -97,8 +97,9 @@ async def _run_honours(
     api = str(target.settings.get("api") or "chat")
     named = target.backend not in ("", "auto")
     backend = target.backend if named else caps.backend.value
-    context = HonoursContext(profile_for(backend), caps.family, api, args.max_tokens)
-    settings = {"retry": None, "backend": context.profile.name, **client_settings(api, caps.family)}
+    family = target.settings.get("model_family") or caps.family  # configured, else found
+    context = HonoursContext(profile_for(backend), family, api, args.max_tokens)
+    settings = {"retry": None, "backend": context.profile.name, **client_settings(api, family)}
     progress = sys.stderr.isatty()
     rows: list[OptionVerdict] = []
     async with closing(target.client(**settings)) as client:
@@ -121,7 +122,7 @@ def _print_report(
         "base_url": target.shown_url,
         "backend": caps.backend.value,
         "version": caps.backend_version.value,
-        "family": caps.family,
+        "family": honours[0].family if honours else caps.family,
     }
     if as_json:
         rows = [{"check": r.name, "outcome": r.outcome, "detail": r.detail} for r in results]
@@ -132,7 +133,8 @@ def _print_report(
     width = max(len(r.name) for r in results)
     for r in results:
         print(f"  {r.name:<{width}}  {r.outcome:<8} {terminal_safe(r.detail)}")
-    print(terminal_safe(f"options (model family {caps.family or 'unknown'}):"))
+    family = honours[0].family if honours else caps.family
+    print(terminal_safe(f"options (model family {family or 'unknown'}):"))
     width = max((len(h.option) for h in honours), default=0)
     for h in honours:
         line = f"  {h.option:<{width}}  {h.verdict:<13}  {h.provenance:<6}  {h.note}"

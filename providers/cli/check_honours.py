@@ -57,10 +57,16 @@ HonoursProbe = Callable[[ChatClient, HonoursContext, OptionVerdict], Awaitable[O
 
 
 def client_settings(api: str, family: str | None) -> dict[str, Any]:
-    """The client keywords the probes need: the model family, where the endpoint's client
-    takes one (so the request is mapped for that family, as the table's row was)."""
+    """The client keywords the probes need, where the endpoint's client takes them: the model
+    family (the request is mapped for it, as the table's row was) and ``raise`` for an option
+    the backend cannot honour (a configured ``warn`` would send the probe without it)."""
     takes = inspect.signature(core_client_class(api)).parameters
-    return {"model_family": family} if "model_family" in takes and family else {}
+    settings: dict[str, Any] = {}
+    if "model_family" in takes and family:
+        settings["model_family"] = family
+    if "unsupported_options" in takes:
+        settings["unsupported_options"] = "raise"
+    return settings
 
 
 async def run_probe(

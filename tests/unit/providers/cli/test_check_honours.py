@@ -247,8 +247,11 @@ async def test_an_answer_that_never_reaches_the_stop_cannot_show_it() -> None:
 
 
 def test_the_family_goes_to_a_client_that_takes_one() -> None:
-    assert client_settings("chat", "qwen3") == {"model_family": "qwen3"}
-    assert client_settings("chat", None) == {}
+    assert client_settings("chat", "qwen3") == {
+        "model_family": "qwen3",
+        "unsupported_options": "raise",
+    }
+    assert client_settings("responses", None) == {"unsupported_options": "raise"}
 
 
 @pytest.mark.parametrize("option", [name for name, _ in HONOURS_PROBES])

@@ -107,8 +107,8 @@ async def test_the_probes_find_what_the_table_says(
             expected = "honoured"  # vLLM sends one call: the server's doing, checked or not
         assert (row["option"], row["verdict"]) == (row["option"], expected)
         assert row["wire"] == table.wire
-        expected = "table" if table.verdict == "refused" else "probed"
-        assert (row["option"], row["provenance"]) == (row["option"], expected)
+        source = "table" if table.verdict == "refused" else "probed"
+        assert (row["option"], row["provenance"]) == (row["option"], source)
 
 
 async def test_the_honours_section_is_printed_after_the_battery(

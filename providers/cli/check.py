@@ -21,6 +21,7 @@ from providers.backends import profile_for
 from providers.cli.arguments import EXIT_BACKEND, EXIT_OK
 from providers.cli.check_battery import BATTERY, Check
 from providers.cli.check_honours import HONOURS_PROBES, HonoursContext, client_settings, run_probe
+from providers.cli.honours import verdict_text
 from providers.cli.output import json_text, terminal_safe
 from providers.cli.target import Target, closing, target_from
 
@@ -137,7 +138,7 @@ def _print_report(
     print(terminal_safe(f"options (model family {family or 'unknown'}):"))
     width = max((len(h.option) for h in honours), default=0)
     for h in honours:
-        line = f"  {h.option:<{width}}  {h.verdict:<13}  {h.provenance:<6}  {h.note}"
+        line = f"  {h.option:<{width}}  {verdict_text(h):<22}  {h.provenance:<6}  {h.note}"
         print(terminal_safe(line.rstrip()))
 
 

@@ -120,7 +120,7 @@ async def test_the_honours_section_is_printed_after_the_battery(
     assert any(line.split()[:2] == ["plain", "text"] for line in lines[:start])
     section = [re.split(r"\s{2,}", line.strip()) for line in lines[start + 1 :]]
     assert [cells[0] for cells in section] == [name for name, _ in HONOURS_PROBES]
-    verdicts = ("honoured", "enforced here", "refused", "not honoured")
+    verdicts = ("honoured", "enforced here", "refused", "not honoured", "honoured, checked here")
     assert all(cells[1] in verdicts and cells[2] in ("probed", "table") for cells in section)
     assert "five" in section[-1][3]
 

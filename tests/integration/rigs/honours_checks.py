@@ -27,13 +27,19 @@ QWEN3_NO_THINK_SUFFIX = "<|im_start|>assistant\n<think>\n\n</think>\n\n"
 
 VERDICTS = ("honoured", "enforced here", "refused", "not honoured")
 
+_ANSWER = "<think>\n\n</think>\n\n"
+"""Before every script: the Qwen3 reasoning parsers of both servers read text with no closing
+tag as reasoning, so the answer comes after an empty thinking block, as a Qwen3 with thinking
+off writes it."""
+
 SCRIPTS: dict[str, str] = {
-    # no <think> block: the engine cannot react to the switch, so the probe must say it could
-    # not tell (the prompt the engine got shows whether the switch arrived)
-    "reasoning.effort=none": "51",
-    "response_format=choice": "yes",
-    "allow_multiple_tool_calls=false": f"{HERMES_WEATHER}\n{HERMES_TIME}",
-    "stop_sequences": "one two three four five six seven",
+    # the engine answers the same whatever the template says, so no script can show the switch
+    # on a rig (the probe says it could not tell): the prompt the engine got shows whether the
+    # switch arrived
+    "reasoning.effort=none": f"{_ANSWER}51",
+    "response_format=choice": f"{_ANSWER}yes",
+    "allow_multiple_tool_calls=false": f"{_ANSWER}{HERMES_WEATHER}\n{HERMES_TIME}",
+    "stop_sequences": f"{_ANSWER}one two three four five six seven",
 }
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "OPTION_POLICIES",
     "OptionPolicy",
     "OptionVerdict",
+    "Provenance",
     "Verdict",
     "checked_policy",
     "refusal",
@@ -36,10 +37,17 @@ the last two; an option is never dropped without one of them."""
 
 OPTION_POLICIES: tuple[OptionPolicy, ...] = ("raise", "warn", "ignore")
 
-Verdict = Literal["honoured", "enforced here", "refused"]
+Verdict = Literal["honoured", "enforced here", "refused", "not honoured"]
 """``honoured``: the server obeys the wire key written; ``enforced here``: the client applies or
 checks it on the answer (the server ignores it, or cannot be trusted to obey it); ``refused``:
-an ``UnsupportedOptionError`` before sending."""
+an ``UnsupportedOptionError`` before sending. ``not honoured`` is the fourth place the rule
+forbids, named so that it can be shown rather than hidden: the honours table found the option
+neither written, enforced nor refused, or a probe saw the server ignore it uncaught."""
+
+Provenance = Literal["table", "probed"]
+"""Where a verdict comes from: ``table``, the request builder and enforcement planner exercised
+without a server (``providers.cli.honours``); ``probed``, a live server's answer
+(``oaicompat check``)."""
 
 
 @value_class(frozen=True)
@@ -53,6 +61,7 @@ class OptionVerdict:
     wire: str = ""
     family: str | None = None
     note: str = ""
+    provenance: Provenance = "table"
 
 
 def checked_policy(policy: object) -> OptionPolicy:

@@ -1,5 +1,7 @@
 """``oaicompat check``: run the compatibility battery (``providers.cli.check_battery``) against
-one backend and report each check's outcome.
+one backend and report each check's outcome, then what the server does with each mapped request
+option (``providers.cli.check_honours``): honoured, enforced here or refused, probed or from the
+table.
 
 Each check is one request; a failure is a finding, not a crash, so all of them run. Retry is
 off, so a check sees the server's first answer.
@@ -11,11 +13,15 @@ import argparse
 import sys
 
 from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
+from capabilities.option_verdicts import OptionVerdict
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.records import value_class
+from providers.backends import profile_for
 from providers.cli.arguments import EXIT_BACKEND, EXIT_OK
 from providers.cli.check_battery import BATTERY, Check
+from providers.cli.check_honours import HONOURS_PROBES, HonoursContext, client_settings, run_probe
+from providers.cli.honours import verdict_text
 from providers.cli.output import json_text, terminal_safe
 from providers.cli.target import Target, closing, target_from
 
@@ -46,7 +52,8 @@ async def check(args: argparse.Namespace) -> int:
             )
             return EXIT_BACKEND
         results = await _run_battery(target, args, caps, resolver)
-    _print_report(target, caps, results, as_json=args.json)
+        honours = await _run_honours(target, args, caps)
+    _print_report(target, caps, results, honours, as_json=args.json)
     plain = results[0]
     return EXIT_BACKEND if plain.outcome == "failed" else EXIT_OK
 
@@ -83,20 +90,63 @@ async def _run_check(
     return _CheckResult(name, outcome, detail)
 
 
+async def _run_honours(
+    target: Target, args: argparse.Namespace, caps: ModelCapabilities
+) -> list[OptionVerdict]:
+    """The honours probes, on a client for the detected backend (its row maps the options)
+    told the model family the capabilities found, as the table's rows are computed for."""
+    api = str(target.settings.get("api") or "chat")
+    named = target.backend not in ("", "auto")
+    backend = target.backend if named else caps.backend.value
+    family = target.settings.get("model_family") or caps.family  # configured, else found
+    context = HonoursContext(profile_for(backend), family, api, args.max_tokens)
+    settings = {"retry": None, "backend": context.profile.name, **client_settings(api, family)}
+    progress = sys.stderr.isatty()
+    rows: list[OptionVerdict] = []
+    async with closing(target.client(**settings)) as client:
+        for option, probe in HONOURS_PROBES:
+            if progress:
+                print(f"… {option}", file=sys.stderr, flush=True)
+            rows.append(await run_probe(option, probe, client, context))
+    return rows
+
+
 def _print_report(
-    target: Target, caps: ModelCapabilities, results: list[_CheckResult], *, as_json: bool
+    target: Target,
+    caps: ModelCapabilities,
+    results: list[_CheckResult],
+    honours: list[OptionVerdict],
+    *,
+    as_json: bool,
 ) -> None:
     header = {
         "base_url": target.shown_url,
         "backend": caps.backend.value,
         "version": caps.backend_version.value,
+        "family": honours[0].family if honours else caps.family,
     }
     if as_json:
         rows = [{"check": r.name, "outcome": r.outcome, "detail": r.detail} for r in results]
-        print(json_text({**header, "checks": rows}))
+        print(json_text({**header, "checks": rows, "honours": [_honours_json(h) for h in honours]}))
         return
     title = f"{header['backend']} {header['version'] or ''} at {target.shown_url}".strip()
     print(terminal_safe(title))
     width = max(len(r.name) for r in results)
     for r in results:
         print(f"  {r.name:<{width}}  {r.outcome:<8} {terminal_safe(r.detail)}")
+    family = honours[0].family if honours else caps.family
+    print(terminal_safe(f"options (model family {family or 'unknown'}):"))
+    width = max((len(h.option) for h in honours), default=0)
+    for h in honours:
+        line = f"  {h.option:<{width}}  {verdict_text(h):<22}  {h.provenance:<6}  {h.note}"
+        print(terminal_safe(line.rstrip()))
+
+
+def _honours_json(row: OptionVerdict) -> dict[str, str | None]:
+    return {
+        "option": row.option,
+        "verdict": row.verdict,
+        "provenance": row.provenance,
+        "wire": row.wire,
+        "note": row.note,
+    }

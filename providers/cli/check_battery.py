@@ -18,14 +18,14 @@ from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.errors import ContextLengthExceededError, ModelNotFoundError
 from providers.abstractions.options import ChatOptions
 
-__all__ = ["BATTERY", "Check"]
+__all__ = ["BATTERY", "TIME_TOOL", "WEATHER_TOOL", "Check"]
 
 Check = Callable[
     [ChatClient, argparse.Namespace, ModelCapabilities, OpenAiCompatibleCapabilityResolver],
     Awaitable[tuple[str, str]],
 ]
 
-_WEATHER = {
+WEATHER_TOOL = {
     "type": "function",
     "function": {
         "name": "get_weather",
@@ -37,7 +37,7 @@ _WEATHER = {
         },
     },
 }
-_TIME = {
+TIME_TOOL = {
     "type": "function",
     "function": {
         "name": "get_time",
@@ -80,7 +80,7 @@ async def _check_reasoning(
 
 
 async def _check_tool(client: ChatClient, args: argparse.Namespace, *_: Any) -> tuple[str, str]:
-    response = await _ask(client, "What is the weather in Paris?", args, tools=[_WEATHER])
+    response = await _ask(client, "What is the weather in Paris?", args, tools=[WEATHER_TOOL])
     if response.tool_calls:
         return "ok", f"{_calls(response)}, finish {response.finish_reason}"
     return "differs", f"no tool call; answered {len(response.text)} chars of text"
@@ -91,7 +91,7 @@ async def _check_parallel(client: ChatClient, args: argparse.Namespace, *_: Any)
         client,
         "What are the weather and the time in Paris?",
         args,
-        tools=[_WEATHER, _TIME],
+        tools=[WEATHER_TOOL, TIME_TOOL],
         allow_multiple_tool_calls=True,
     )
     count = len(response.tool_calls)

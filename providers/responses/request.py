@@ -72,7 +72,7 @@ def build_responses_request(
         body["tools"] = [_tool(tool) for tool in tools]
         if options.allow_multiple_tool_calls is not None:
             body["parallel_tool_calls"] = options.allow_multiple_tool_calls
-    if options.tool_mode is not None:
+    if options.tool_mode is not None and tools:  # only with tools, as on the chat path
         body["tool_choice"] = _tool_choice(options.tool_mode)
     if options.response_format is not None:
         body["text"] = {"format": _text_format(options.response_format)}

@@ -157,9 +157,12 @@ def test_nothing_unset_is_sent() -> None:
     assert set(body) == {"input", "stream"}
 
 
-def test_plain_tool_choice_and_no_empty_tools() -> None:
+def test_no_empty_tools_and_no_tool_choice_without_tools() -> None:
+    """As on the chat path: vLLM answers 400 to a tool choice without tools."""
     body = body_for(ChatOptions(tools=[], tool_mode=ChatToolMode.NONE))
     assert "tools" not in body
+    assert "tool_choice" not in body
+    body = body_for(ChatOptions(tools=[ToolDeclaration("f")], tool_mode=ChatToolMode.NONE))
     assert body["tool_choice"] == "none"
 
 

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from capabilities.constraint_mapping import plan_constraints, wants_plan
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
 from providers.abstractions.records import value_class
 from providers.abstractions.update_runs import UpdateRuns
 from providers.backends import BackendProfile
+from providers.chat_completions import constraint_check
 
 __all__ = ["Enforcement", "enforce_response", "enforce_runs", "enforcement_for"]
 
@@ -55,6 +57,10 @@ def enforcement_for(
     if options is None:
         return None
     fields: dict[str, object] = {}
+    if wants_plan(options):
+        checked = plan_constraints(options, profile).checked
+        if checked is not None:
+            fields["response_format"] = checked
     if not fields:
         return None
     return Enforcement(profile.name, **fields)  # type: ignore[arg-type]
@@ -76,9 +82,13 @@ def enforce_response(response: ChatResponse, plan: Enforcement) -> ChatResponse:
 
 def _run_stages(plan: Enforcement) -> list[RunStage]:
     stages: list[RunStage] = []
+    if plan.response_format is not None:
+        stages.append(constraint_check.check_runs)
     return stages
 
 
 def _response_stages(plan: Enforcement) -> list[ResponseStage]:
     stages: list[ResponseStage] = []
+    if plan.response_format is not None:
+        stages.append(constraint_check.check_response)
     return stages

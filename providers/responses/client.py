@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from capabilities.option_verdicts import OptionPolicy
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.errors import InvalidRequestError
@@ -114,6 +115,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         proxy: str | None = None,
         trust_env: bool = True,
         sensitive_headers: Collection[str] | None = None,
+        unsupported_options: OptionPolicy = "raise",
     ) -> None:
         super().__init__(
             base_url,
@@ -128,6 +130,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             proxy=proxy,
             trust_env=trust_env,
             sensitive_headers=sensitive_headers,
+            unsupported_options=unsupported_options,
         )
         self.url = f"{self.endpoint.api_base}/responses"
         self.profile = profile_for(backend)
@@ -199,6 +202,8 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             store=chained or background,
             background=background,
             previous_response_id=previous,
+            profile=self.profile,
+            policy=self.unsupported_options,
         )
         stored = body.get("store") is True and "previous_response_id" not in extras
         headers = self._request_headers(options)

@@ -280,13 +280,15 @@ def _one_constraint(
 
 # --- the honours table ---------------------------------------------------------------------------
 
-_SAMPLES: dict[str, ChatResponseFormat] = {
-    "regex": ChatResponseFormat.regex("[a-z]+"),
-    "choice": ChatResponseFormat.choice(["yes", "no"]),
-    "grammar:gbnf": ChatResponseFormat.grammar('root ::= "a"', "gbnf"),
-    "grammar:ebnf": ChatResponseFormat.grammar('root ::= "a"', "ebnf"),
-    "grammar:lark": ChatResponseFormat.grammar('start: "a"', "lark"),
-}
+
+def _sample(form: str) -> ChatResponseFormat:
+    """A format of ``form`` for the table (made when the table is, not at import)."""
+    if form == "regex":
+        return ChatResponseFormat.regex("[a-z]+")
+    if form == "choice":
+        return ChatResponseFormat.choice(["yes", "no"])
+    syntax = form.partition(":")[2]
+    return ChatResponseFormat.grammar('start: "a"' if syntax == "lark" else 'root ::= "a"', syntax)
 
 
 def constraint_verdicts() -> list[OptionVerdict]:
@@ -312,7 +314,7 @@ def _verdict(profile: BackendProfile, form: str) -> OptionVerdict:
             option, name, "enforced here", wire,
             note="sent, but the server is not known to constrain decoding: " + _CHECKED,
         )  # fmt: skip
-    written = constraint_fields(_SAMPLES[form], profile)
+    written = constraint_fields(_sample(form), profile)
     syntax = form.partition(":")[2]
     option = f"{option}.{syntax}" if syntax else option
     if isinstance(written, UnsupportedOptionError):

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from capabilities.option_verdicts import OptionPolicy
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.errors import InvalidRequestError
@@ -115,7 +114,6 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         proxy: str | None = None,
         trust_env: bool = True,
         sensitive_headers: Collection[str] | None = None,
-        unsupported_options: OptionPolicy = "raise",
     ) -> None:
         super().__init__(
             base_url,
@@ -130,7 +128,6 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             proxy=proxy,
             trust_env=trust_env,
             sensitive_headers=sensitive_headers,
-            unsupported_options=unsupported_options,
         )
         self.url = f"{self.endpoint.api_base}/responses"
         self.profile = profile_for(backend)

@@ -83,10 +83,7 @@ def build_responses_request(
     if options.tool_mode is not None:
         body["tool_choice"] = _tool_choice(options.tool_mode)
     if options.response_format is not None:
-        if options.response_format.is_constraint:
-            merge_fields(body, _constraint(options.response_format, profile_for(profile), policy))
-        else:
-            body["text"] = {"format": _text_format(options.response_format)}
+        merge_fields(body, _format_fields(options.response_format, profile_for(profile), policy))
     effort = extras.pop("reasoning_effort", None)
     if effort is not None:
         reasoning = extras.get("reasoning")
@@ -113,13 +110,15 @@ def _tool_choice(mode: ChatToolMode) -> str | dict[str, Any]:
     return mode.value
 
 
-def _constraint(
+def _format_fields(
     response_format: ChatResponseFormat, profile: BackendProfile, policy: OptionPolicy
 ) -> dict[str, Any]:
-    """A regex, choice or grammar: ``text.format`` has no such type, so it goes in the row's
-    chat key where the server's Responses API reads that key too (vLLM's ``ResponsesRequest``
-    has ``structured_outputs``), and is refused elsewhere (SGLang's has no ``regex`` or
-    ``ebnf``; an unknown key would be ignored). ``{}`` once a refusal is settled."""
+    """``text.format`` for text and JSON. A regex, choice or grammar has no ``text.format``
+    type, so it goes in the row's chat key where the server's Responses API reads that key too
+    (vLLM's ``ResponsesRequest`` has ``structured_outputs``), and is refused elsewhere (SGLang's
+    has no ``regex`` or ``ebnf``; an unknown key would be ignored): ``{}`` once settled."""
+    if not response_format.is_constraint:
+        return {"text": {"format": _text_format(response_format)}}
     if profile.responses_constraints:
         fields = constraint_fields(response_format, profile)
     else:

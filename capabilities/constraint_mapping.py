@@ -18,9 +18,11 @@ Only rows with constraint keys (servers whose dialect is known) are rewritten; a
 server gets the caller's keys as they are.
 
 A request may carry one constraint: llama.cpp answers 500 "Cannot use both json_schema and
-grammar", SGLang 400 "Only one of json_schema, regex, ebnf, or structural_tag can be set", vLLM
-400 "You can only use one kind of structured outputs constraint". The second one (an extra key
-beside ``response_format``, or a second extra) is refused here instead.
+grammar" (its ``json_schema`` key), and beside ``response_format`` drops the grammar without a
+word (seen on the integration suite's llama-server); SGLang 400 "Only one of json_schema, regex,
+ebnf, or structural_tag can be set", vLLM 400 "You can only use one kind of structured outputs
+constraint". The second one (an extra key beside ``response_format``, or a second extra) is
+refused here instead.
 """
 
 from __future__ import annotations
@@ -232,7 +234,8 @@ def _guided(
 
 _TWO = (
     "the request already carries a constraint and the server takes one at a time (llama.cpp: "
-    "500 'Cannot use both json_schema and grammar'; SGLang and vLLM: 400)"
+    "500 'Cannot use both json_schema and grammar', or beside response_format the grammar is "
+    "dropped silently; SGLang and vLLM: 400)"
 )
 
 

@@ -135,15 +135,29 @@ async def test_a_regex_is_refused_before_anything_is_sent(plain_server: Any, str
 async def test_a_schema_and_a_grammar_fail_on_the_server_and_are_refused_here(
     plain_server: Any,
 ) -> None:
-    both = options(ChatResponseFormat.json_schema(SCHEMA), tokens=20, grammar='root ::= "x"')
-    async with OpenAiCompatibleChatClient(plain_server.base_url, backend="llamacpp") as client:
-        body = client.build_request_body(
-            PROMPT, options(ChatResponseFormat.json_schema(SCHEMA)), stream=False
+    """What the refusal spares the caller: beside ``response_format`` the server drops the
+    grammar without a word (the answer is JSON, not the grammar's ``x``), and beside its own
+    ``json_schema`` key it answers 500."""
+    url = f"{plain_server.base_url}/v1/chat/completions"
+    base = {"messages": [{"role": "user", "content": PROMPT}], "max_tokens": 8, "seed": 1}
+    fmt = ChatResponseFormat.json_schema(SCHEMA)
+    async with httpx.AsyncClient(timeout=120) as http:
+        dropped = await http.post(
+            url, json={**base, "response_format": fmt.to_openai(), "grammar": 'root ::= "x"'}
         )
-        body["grammar"] = 'root ::= "x"'
-        async with httpx.AsyncClient() as http:
-            raw = await http.post(f"{plain_server.base_url}/v1/chat/completions", json=body)
-        assert raw.status_code >= 400 and "both" in raw.text  # what the refusal spares the caller
-        with pytest.raises(UnsupportedOptionError) as info:
-            await client.get_response(PROMPT, both)
-    assert info.value.option == "additional_properties.grammar"
+        both = await http.post(url, json={**base, "json_schema": SCHEMA, "grammar": 'root ::= "x"'})
+    assert dropped.status_code == 200
+    content = dropped.json()["choices"][0]["message"]["content"]
+    assert content != "x" and content.lstrip()[:1] in ("", "{")  # the schema's grammar won
+    assert both.status_code == 500 and "Cannot use both json_schema and grammar" in both.text
+    for extra in ({"grammar": 'root ::= "x"'}, {"json_schema": SCHEMA}):
+        async with (
+            LoopbackProxy() as proxy,
+            OpenAiCompatibleChatClient(
+                plain_server.base_url, backend="llamacpp", proxy=proxy.url, trust_env=False
+            ) as client,
+        ):
+            with pytest.raises(UnsupportedOptionError) as info:
+                await client.get_response(PROMPT, options(fmt, tokens=8, **extra))
+            assert proxy.requests == []
+        assert info.value.option == f"additional_properties.{next(iter(extra))}"

@@ -1,7 +1,8 @@
 """Constraints against the real ``vllm serve`` (issue 33 item 2).
 
 Each form reaches ``structured_outputs`` where vLLM's front end honours it (the scripted engine
-records the constraint vLLM built, and the grammar backend that validated it), and a caller's
+records the constraint vLLM built, and the grammar backend that validated it; a choice arrives
+as the grammar vLLM made of it), and a caller's
 ``guided_regex``, which vLLM ≥ 0.12 accepts and ignores (200, unconstrained), arrives translated.
 The engine obeys nothing (it has no model to constrain), so a scripted answer that breaks the
 constraint comes back as the typed error, streamed and not: the client's check is what catches
@@ -13,6 +14,7 @@ from __future__ import annotations
 from contextlib import aclosing
 from typing import Any
 
+import httpx
 import pytest
 
 from providers import ChatOptions, ChatResponseFormat, ConstraintViolationError
@@ -21,7 +23,8 @@ from tests.integration.vllm.test_vllm_plain import pipeline
 
 FORMS: list[tuple[ChatResponseFormat | None, dict[str, Any], str, dict[str, Any]]] = [
     (ChatResponseFormat.regex("[0-9]{3}"), {}, "123", {"regex": "[0-9]{3}"}),
-    (ChatResponseFormat.choice(["yes", "no"]), {}, "no", {"choice": ["yes", "no"]}),
+    # vLLM's front end turns a choice into a grammar for xgrammar before the engine sees it
+    (ChatResponseFormat.choice(["yes", "no"]), {}, "no", {"grammar": 'root ::= "yes" | "no"'}),
     (
         ChatResponseFormat.grammar('root ::= "a" | "b"', "ebnf"),
         {},
@@ -29,7 +32,7 @@ FORMS: list[tuple[ChatResponseFormat | None, dict[str, Any], str, dict[str, Any]
         {"grammar": 'root ::= "a" | "b"'},
     ),
     (None, {"guided_regex": "[a-z]+"}, "abc", {"regex": "[a-z]+"}),
-    (None, {"guided_choice": ["x", "y"]}, "y", {"choice": ["x", "y"]}),
+    (None, {"guided_choice": ["x", "y"]}, "y", {"grammar": 'root ::= "x" | "y"'}),
 ]
 
 
@@ -68,3 +71,21 @@ async def test_an_answer_the_engine_did_not_constrain_is_the_typed_error(
     assert caught.value.constraint == "regex" and caught.value.backend == "vllm"
     assert caught.value.response.text == "It is sunny."
     assert caught.value.response.usage is not None
+
+
+async def test_the_old_guided_key_sent_as_it_is_reaches_the_engine_unconstrained(
+    vllm_plain: VllmServer,
+) -> None:
+    """The control: vLLM accepts ``guided_regex`` (200) and drops it, which is why the client
+    never sends it as it is."""
+    vllm_plain.script("It is sunny.")
+    body = {
+        "model": vllm_plain.model_id,
+        "messages": [{"role": "user", "content": "Answer."}],
+        "guided_regex": "[0-9]+",
+    }
+    async with httpx.AsyncClient(timeout=60) as http:
+        answer = await http.post(f"{vllm_plain.base_url}/v1/chat/completions", json=body)
+    assert answer.status_code == 200
+    assert answer.json()["choices"][0]["message"]["content"] == "It is sunny."
+    assert vllm_plain.prompts()[-1].structured_outputs is None

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from providers import ChatOptions, ChatResponseFormat, ConstraintViolationError
+from providers.responses import OpenAiCompatibleResponsesClient
 from tests.integration.rigs.vllm.server import VllmServer
 from tests.integration.vllm.test_vllm_plain import pipeline
 
@@ -89,3 +90,19 @@ async def test_the_old_guided_key_sent_as_it_is_reaches_the_engine_unconstrained
     assert answer.status_code == 200
     assert answer.json()["choices"][0]["message"]["content"] == "It is sunny."
     assert vllm_plain.prompts()[-1].structured_outputs is None
+
+
+async def test_the_responses_api_takes_the_constraint_in_structured_outputs(
+    vllm_plain: VllmServer,
+) -> None:
+    """vLLM's ``ResponsesRequest`` has ``structured_outputs`` too (``text.format`` has no regex
+    type), so the Responses client writes it there and the engine gets it."""
+    vllm_plain.script("123")
+    options = ChatOptions(response_format=ChatResponseFormat.regex("[0-9]+"))
+    async with OpenAiCompatibleResponsesClient(
+        vllm_plain.base_url, vllm_plain.model_id, backend="vllm"
+    ) as client:
+        response = await client.get_response("Answer.", options)
+    assert response.text == "123"
+    constraint = vllm_plain.prompts()[-1].structured_outputs
+    assert constraint is not None and constraint["regex"] == "[0-9]+"

@@ -152,6 +152,7 @@ _SAMPLES: dict[str, tuple[Any, Any]] = {
     "tuple[str, ...]": (("a",), ("b",)),
     "tuple[str, str]": (("a", "b"), ("c", "d")),
     "tuple[tuple[str, ...], ...]": ((("a",),), (("b", "c"),)),
+    "tuple[tuple[str, str], ...]": ((("regex", "regex"),), (("choice", "c.choice"),)),
     "tuple[JsonSchemaField, ...]": (("json_schema",), ("structured_outputs",)),
     "TimingsKind": ("vllm", "sglang"),
     "RequestStatus": ("ok", "error"),

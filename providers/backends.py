@@ -58,11 +58,16 @@ class Backend:
 TimingsKind = Literal["llamacpp", "vllm", "sglang", "generic"]
 """Which ``telemetry.extractors`` kind reads a backend's usage and timings."""
 
-JsonSchemaField = Literal["response_format", "json_schema", "structured_outputs"]
+JsonSchemaField = Literal[
+    "response_format", "json_object_schema", "json_schema", "structured_outputs"
+]
 """A chat-request key that can carry a JSON Schema for the answer:
 
 * ``response_format``: OpenAI's ``{"type": "json_schema", "json_schema": {"name", "schema",
   "strict"}}``;
+* ``json_object_schema``: ``response_format: {"type": "json_object", "schema": schema}``,
+  llama-cpp-python's only form (its ``type`` is ``text`` or ``json_object``; ``json_schema``
+  fails validation, answered with a 500);
 * ``json_schema``: llama.cpp's top-level key, the schema alone;
 * ``structured_outputs``: vLLM's ``{"json": schema}`` (vLLM ≥ 0.10; ``guided_json`` before,
   which later versions ignore with a warning)."""
@@ -126,6 +131,11 @@ class BackendProfile:
     """Top-level body key taking a reasoning effort word (``reasoning_effort``), for the
     families that read one (gpt-oss, OpenAI's reasoning models). ``None``: no such key."""
 
+    enforces_json_schema: bool = False
+    """The server constrains decoding to a JSON Schema it is sent (a grammar engine: llama.cpp,
+    vLLM, SGLang; OpenAI with ``strict``). Either way the answer is checked afterwards; this
+    says whether the honours table calls that ``honoured`` or ``enforced here``."""
+
     constraint_keys: tuple[tuple[str, str], ...] = ()
     """Constraint form → dotted body key (``structured_outputs.regex`` is ``{"structured_outputs":
     {"regex": ...}}``). Forms: ``regex``, ``choice``, ``grammar:gbnf``, ``grammar:ebnf``,
@@ -149,6 +159,11 @@ class BackendProfile:
     answers 422 ``extra_forbidden`` to ``stream_options``)."""
 
     # --- Responses API requests ------------------------------------------------------------
+
+    responses_constraints: bool = False
+    """The Responses API takes the row's ``constraint_keys`` too (vLLM's ``ResponsesRequest``
+    has ``structured_outputs``); otherwise a regex, choice or grammar is refused there (SGLang's
+    has no ``regex`` / ``ebnf``)."""
 
     replays_function_calls: bool = True
     """Does ``previous_response_id`` bring back the previous response's ``function_call``
@@ -185,6 +200,8 @@ PROFILES: dict[str, BackendProfile] = {
         BackendProfile(
             Backend.LLAMACPP,
             template_kwargs=True,
+            enforces_json_schema=True,
+            # No regex key (an unknown key is ignored); a choice becomes a GBNF alternation.
             constraint_keys=(("grammar:gbnf", "grammar"),),
             honours_single_tool_call=True,
             probes=("props",),
@@ -195,6 +212,8 @@ PROFILES: dict[str, BackendProfile] = {
         # answers for any requested id, usage never in a stream (docs/wire.md §7).
         BackendProfile(
             Backend.LLAMA_CPP_PYTHON,
+            json_schema_fields=("json_object_schema",),
+            enforces_json_schema=True,
             constraint_keys=(("grammar:gbnf", "grammar"),),
             model_field_ignored=True,
         ),
@@ -203,12 +222,17 @@ PROFILES: dict[str, BackendProfile] = {
             merge_system_messages=True,
             template_kwargs=True,
             effort_field="reasoning_effort",
+            enforces_json_schema=True,
+            # xgrammar (the default) reads GBNF-style EBNF and recognises Lark; outlines answers
+            # 400 to any grammar, which is loud, not silent.
             constraint_keys=(
                 ("regex", "structured_outputs.regex"),
                 ("choice", "structured_outputs.choice"),
+                ("grammar:gbnf", "structured_outputs.grammar"),
                 ("grammar:ebnf", "structured_outputs.grammar"),
                 ("grammar:lark", "structured_outputs.grammar"),
             ),
+            responses_constraints=True,
             honours_single_tool_call=True,
             replays_function_calls=False,
             probes=("version",),
@@ -219,6 +243,9 @@ PROFILES: dict[str, BackendProfile] = {
             Backend.SGLANG,
             template_kwargs=True,
             effort_field="reasoning_effort",
+            enforces_json_schema=True,
+            # No choice key (written as a regex alternation) and no top-level json_schema on
+            # chat (response_format carries it).
             constraint_keys=(("regex", "regex"), ("grammar:ebnf", "ebnf")),
             probes=("model_info", "server_info"),
             timings="sglang",
@@ -229,6 +256,7 @@ PROFILES: dict[str, BackendProfile] = {
             Backend.OPENAI,
             max_tokens_field="max_completion_tokens",
             effort_field="reasoning_effort",
+            enforces_json_schema=True,  # with strict: true
             stop_in_reasoning=False,  # reasoning is never returned as text
             honours_single_tool_call=True,
         ),

@@ -57,6 +57,7 @@ from providers.abstractions.open_values import ChatRole
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
 from providers.abstractions.records import value_class
 from providers.abstractions.type_schema import WRAPPER_KEY, TypePlan, name_of, plan_for
+from providers.abstractions.typed_reading import read_as_type
 
 if TYPE_CHECKING:
     from providers.abstractions.chat_client import ChatClient, ChatInput
@@ -108,10 +109,16 @@ async def get_response_as(
     ``options.response_format`` is replaced by the type's format (as MEAI does); every other
     option is sent as given. Raises ``StructuredOutputError`` when the answer is not a value of
     the type, and whatever ``get_response`` raises.
+
+    The wire clients leave this format's check to the type's adapter here
+    (``providers.abstractions.typed_reading``): a wrong answer is one ``StructuredOutputError``,
+    never a ``ConstraintViolationError`` first.
     """
     plan = plan_for(output_type, None, None, None)
-    asked = dataclasses.replace(options or ChatOptions(), response_format=format_of(plan))
-    response = await client.get_response(messages, asked)
+    response_format = format_of(plan)
+    asked = dataclasses.replace(options or ChatOptions(), response_format=response_format)
+    with read_as_type(response_format):
+        response = await client.get_response(messages, asked)
     value: T = _read(plan, output_type, response)
     return StructuredResponse(value, response)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from capabilities.constraint_mapping import plan_constraints, wants_plan
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
 from providers.abstractions.records import value_class
@@ -70,6 +71,10 @@ def enforcement_for(
         stops = stops_applied_here(options, profile, family)
         if stops:
             fields["stop_sequences"] = stops
+    if wants_plan(options):
+        checked = plan_constraints(options, profile).checked
+        if checked is not None:
+            fields["response_format"] = checked
     if not fields:
         return None
     return Enforcement(profile.name, **fields)  # type: ignore[arg-type]
@@ -95,6 +100,11 @@ def _run_stages(plan: Enforcement) -> list[RunStage]:
         stages.append(stop_sequence_runs)
     if plan.single_tool_call:
         stages.append(single_tool_call_runs)
+    if plan.response_format is not None:
+        # deferred: ~0.7 ms of cold import (the check, its schema walker), for constraints only
+        from providers.chat_completions.constraint_check import check_runs
+
+        stages.append(check_runs)
     return stages
 
 
@@ -104,4 +114,9 @@ def _response_stages(plan: Enforcement) -> list[ResponseStage]:
         stages.append(stop_sequence_response)
     if plan.single_tool_call:
         stages.append(single_tool_call_response)
+    if plan.response_format is not None:
+        # deferred: ~0.7 ms of cold import (the check, its schema walker), for constraints only
+        from providers.chat_completions.constraint_check import check_response
+
+        stages.append(check_response)
     return stages

@@ -18,7 +18,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from capabilities.option_verdicts import OptionPolicy
+from capabilities.constraint_mapping import merge_fields, plan_constraints, wants_plan
+from capabilities.option_verdicts import OptionPolicy, settle
 from providers.abstractions.event_names import REQUEST_EXTRA_KEY_IGNORED
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
@@ -94,12 +95,15 @@ def build_chat_request(
         # Only with tools: vLLM answers 400 "When using `tool_choice`, `tools` must be set",
         # and without tools there is nothing to choose from.
         body["tool_choice"] = options.tool_mode.to_openai()
-    if options.response_format is not None:
+    extras: Mapping[str, Any] = options.additional_properties
+    if wants_plan(options):
+        extras = _constrain(body, options, profile, policy)
+    elif options.response_format is not None:
         body.update(response_format_fields(options.response_format, profile))
     if dropped_keys:
         for key in dropped_keys:  # (before the caller's keys: a caller's own stays)
             body.pop(key, None)
-    for key, value in options.additional_properties.items():
+    for key, value in extras.items():
         if key == "stream_options" and not stream:
             # vLLM answers 400 to stream_options without stream (docs/wire.md §2.4), so options
             # shared by streamed and non-streamed calls must not carry it into the latter.
@@ -110,12 +114,31 @@ def build_chat_request(
     return body
 
 
+def _constrain(
+    body: dict[str, Any], options: ChatOptions, profile: BackendProfile, policy: OptionPolicy
+) -> Mapping[str, Any]:
+    """The request's constraint in the row's keys (``capabilities.constraint_mapping``): each
+    refusal settled with the client's policy first (under ``raise`` nothing is sent), then the
+    format written; returns the extras left to merge (``guided_*`` translated away)."""
+    plan = plan_constraints(options, profile)
+    for error in plan.refusals:
+        settle(error, policy)
+    sent = plan.sent
+    if sent is not None:
+        if sent.is_constraint:
+            merge_fields(body, plan.fields)
+        else:
+            body.update(response_format_fields(sent, profile))
+    return plan.extras
+
+
 def response_format_fields(
     response_format: ChatResponseFormat, profile: BackendProfile
 ) -> dict[str, Any]:
-    """The body keys of a response format on ``profile``'s server: a ``json_schema`` format in
-    each of the row's ``json_schema_fields`` (backend quirks as data); text and ``json_object``
-    as ``response_format``, which every server spells alike."""
+    """The body keys of a JSON response format on ``profile``'s server: a ``json_schema``
+    format in each of the row's ``json_schema_fields`` (backend quirks as data); text and
+    ``json_object`` as ``response_format``, which every server spells alike. (A regex, choice
+    or grammar has no such form: ``capabilities.constraint_mapping`` writes those.)"""
     if response_format.kind != "json_schema":
         return {"response_format": response_format.to_openai()}
     schema = dict(response_format.schema or {})
@@ -123,6 +146,10 @@ def response_format_fields(
     for key in profile.json_schema_fields:
         if key == "response_format":
             fields[key] = response_format.to_openai()
+        elif key == "json_object_schema":
+            # llama-cpp-python: its response_format type is text or json_object; json_schema
+            # fails its validation, answered with a 500 (research-33 §4)
+            fields["response_format"] = {"type": "json_object", "schema": schema}
         elif key == "structured_outputs":
             fields[key] = {"json": schema}
         else:

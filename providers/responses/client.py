@@ -207,6 +207,8 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             store=chained or background,
             background=background,
             previous_response_id=previous,
+            profile=self.profile,
+            policy=self.unsupported_options,
         )
         stored = body.get("store") is True and "previous_response_id" not in extras
         headers = self._request_headers(options)

@@ -13,12 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from capabilities.constraint_mapping import constraint_fields, merge_fields
+from capabilities.option_verdicts import OptionPolicy, refusal, settle
+from providers.abstractions.errors import UnsupportedOptionError
 from providers.abstractions.options import (
     ChatOptions,
     ChatResponseFormat,
     ChatToolMode,
     ToolDeclaration,
 )
+from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.request import check_encodable, merge_extra, set_if_given
 from providers.responses.items import Item
 
@@ -40,8 +44,12 @@ def build_responses_request(
     store: bool | None = None,
     background: bool = False,
     previous_response_id: str | None = None,
+    profile: BackendProfile | None = None,
+    policy: OptionPolicy = "raise",
 ) -> dict[str, Any]:
-    """The body; ``store`` ``None`` leaves the server's default (true on every server here)."""
+    """The body; ``store`` ``None`` leaves the server's default (true on every server here).
+    ``profile`` is the server's row, ``policy`` what to do with an option it cannot honour
+    (``capabilities.option_verdicts``), as on the chat path."""
     options = options or ChatOptions()
     extras = dict(options.additional_properties)
     body: dict[str, Any] = {}
@@ -75,7 +83,7 @@ def build_responses_request(
     if options.tool_mode is not None and tools:  # only with tools, as on the chat path
         body["tool_choice"] = _tool_choice(options.tool_mode)
     if options.response_format is not None:
-        body["text"] = {"format": _text_format(options.response_format)}
+        merge_fields(body, _format_fields(options.response_format, profile_for(profile), policy))
     effort = extras.pop("reasoning_effort", None)
     if effort is not None:
         reasoning = extras.get("reasoning")
@@ -100,6 +108,30 @@ def _tool_choice(mode: ChatToolMode) -> str | dict[str, Any]:
     if mode.function_name is not None:
         return {"type": "function", "name": mode.function_name}
     return mode.value
+
+
+def _format_fields(
+    response_format: ChatResponseFormat, profile: BackendProfile, policy: OptionPolicy
+) -> dict[str, Any]:
+    """``text.format`` for text and JSON. A regex, choice or grammar has no ``text.format``
+    type, so it goes in the row's chat key where the server's Responses API reads that key too
+    (vLLM's ``ResponsesRequest`` has ``structured_outputs``), and is refused elsewhere (SGLang's
+    has no ``regex`` or ``ebnf``; an unknown key would be ignored): ``{}`` once settled."""
+    if not response_format.is_constraint:
+        return {"text": {"format": _text_format(response_format)}}
+    if profile.responses_constraints:
+        fields = constraint_fields(response_format, profile)
+    else:
+        fields = refusal(
+            f"response_format.{response_format.kind}",
+            profile.name,
+            "the server's Responses API takes no regex, choice or grammar constraint (the chat "
+            "client may: see its row's constraint keys)",
+        )
+    if isinstance(fields, UnsupportedOptionError):
+        settle(fields, policy)
+        return {}
+    return fields
 
 
 def _text_format(response_format: ChatResponseFormat) -> dict[str, Any]:

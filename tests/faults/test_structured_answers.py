@@ -27,6 +27,7 @@ from providers import (
     ChatResponse,
     ChatResponseFormat,
     ChatRole,
+    ConstraintViolationError,
     FunctionInvokingChatClient,
     OpenAiCompatibleChatClient,
     StructuredOutputError,
@@ -145,7 +146,8 @@ async def test_a_streamed_loop_coalesced_by_from_updates_reads_its_final_turn_on
     final_text: str | None, expected: int | None
 ) -> None:
     """Coalesced, a streamed loop is one message with the results inline: the boundary is
-    found among its contents."""
+    found among its contents. A final turn without JSON also ends the stream with the wire
+    client's ``ConstraintViolationError`` (issue 33), once every update has reached the caller."""
     async with (
         FaultServer(_streamed_turns(final_text)) as server,
         OpenAiCompatibleChatClient(server.base_url, "m", timeouts=FAST) as wire,
@@ -153,13 +155,16 @@ async def test_a_streamed_loop_coalesced_by_from_updates_reads_its_final_turn_on
         loop = FunctionInvokingChatClient(wire)
         asked = ChatOptions(tools=TOOLS.tools, response_format=ChatResponseFormat.for_type(Weather))
         updates, error = await consume(loop.get_streaming_response(PROMPT, asked))
-    assert error is None
     response = ChatResponse.from_updates(updates)
     if expected is None:
+        assert isinstance(error, ConstraintViolationError)
+        assert error.constraint == "json_schema" and "cut short" in error.problem
+        assert error.response.finish_reason == "length"
         with pytest.raises(StructuredOutputError) as info:
             read_structured(Weather, response)
         assert info.value.text == "" and '{"celsius": 5}' in info.value.response.text
     else:
+        assert error is None
         assert read_structured(Weather, response) == Weather(celsius=expected)
 
 

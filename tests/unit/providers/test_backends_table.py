@@ -50,7 +50,7 @@ def _is_set(value: Any) -> bool:
         return True
     if isinstance(value, str):
         return value.strip() == value != ""
-    if isinstance(value, tuple):
+    if isinstance(value, tuple):  # of names, or of (form, key) pairs (constraint_keys)
         return all(isinstance(v, str | tuple) and _is_set(v) for v in value)
     return False
 

@@ -34,7 +34,8 @@ Where the text comes from, and what is recorded (environment variables, set by
   ``rid``, the decoded ``prompt``, ``prompt_tokens``, ``stream``, ``max_new_tokens``, and
   ``script_tokens`` (how many ids the scripted text tokenized to, end-of-sequence not counted),
   and ``json_schema``, the schema SGLang's sampling parameters carry (what it made of
-  ``response_format``; this scheduler compiles no grammar, so it is recorded, not enforced);
+  ``response_format``; this scheduler compiles no grammar, so it is recorded, not enforced),
+  and likewise ``regex`` and ``ebnf`` (the chat request's keys of those names);
 - ``OAICOMPAT_RIG_MODEL_DIR``: the model folder, for the tokenizer (``serve`` sets it from
   ``--model-path``, since ``server_args.tokenizer_path`` was seen unset in this process);
 - ``OAICOMPAT_RIG_STEP_SECONDS``: the pause between steps (default 0.01), so a stream arrives
@@ -244,6 +245,8 @@ class FakeScheduler:
                     "max_new_tokens": scripted.max_new_tokens,
                     "script_tokens": len(scripted.script_ids),
                     "json_schema": getattr(params, "json_schema", None),
+                    "regex": getattr(params, "regex", None),
+                    "ebnf": getattr(params, "ebnf", None),
                 },
             )
 

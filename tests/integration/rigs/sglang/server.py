@@ -45,6 +45,10 @@ class ReceivedPrompt(ReceivedRequest):
     rid: str
     json_schema: str | None = None
     """The sampling parameters' JSON Schema (text), as the scheduler got it; ``None`` without."""
+    regex: str | None = None
+    """The sampling parameters' regular expression (chat ``regex``); ``None`` without."""
+    ebnf: str | None = None
+    """The sampling parameters' EBNF grammar (chat ``ebnf``); ``None`` without."""
 
 
 class SglangServer(ScriptedServer[ReceivedPrompt]):
@@ -84,4 +88,6 @@ class SglangServer(ScriptedServer[ReceivedPrompt]):
             script_token_count=entry["script_tokens"],
             rid=entry["rid"],
             json_schema=entry.get("json_schema"),
+            regex=entry.get("regex"),
+            ebnf=entry.get("ebnf"),
         )

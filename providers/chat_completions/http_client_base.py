@@ -166,16 +166,12 @@ class HttpClientBase:
         self._capability_overrides = capability_overrides
         self._resolver: OpenAiCompatibleCapabilityResolver | None = None
 
-    _family_of: tuple[str | None, str | None] = (None, None)
-    """The model id ``request_family`` last read a family from, and that family."""
+    _family_of: tuple[str | None, str | None] = (None, None)  # (the last id, its family)
 
     def request_family(self, options: ChatOptions | None) -> str | None:
-        """The model family one request is for: ``model_family`` when given, else the family
-        ``capabilities.reasoning_families`` reads from the request's model id (the options',
-        else the client's), else ``None`` (no family known: only backend-wide mappings apply).
-
-        Runs on every request: the last id's answer is kept, so the usual request (the
-        client's own id) costs a few attribute reads and a comparison."""
+        """The model family of one request: ``model_family`` when given, else the one
+        ``capabilities.reasoning_families`` reads from the model id (the options', else the
+        client's), else ``None``. Runs per request: the last id's answer is kept."""
         if self.model_family is not None:
             return self.model_family
         model = (options.model_id if options is not None else None) or self.model_id

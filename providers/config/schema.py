@@ -377,7 +377,7 @@ def _header_names(value: list[str] | None) -> list[str] | None:
     return value
 
 
-_FAMILIES = tuple(sorted({row.family for row in (*REASONING_FAMILIES, *FAMILIES)}))
+_FAMILIES = tuple(sorted({r.family for r in REASONING_FAMILIES} | {r.family for r in FAMILIES}))
 
 
 def _known(value: str, names: tuple[str, ...], what: str = "format") -> str:

@@ -60,7 +60,7 @@ def build_responses_request(
     ``ChatOptions.reasoning`` is mapped for (``reasoning.effort`` for an effort word, the
     template switch in ``chat_template_kwargs``, which vLLM's and SGLang's Responses take too)."""
     options = options or ChatOptions()
-    extras = dict(options.additional_properties)
+    extras = _extras(options)
     body: dict[str, Any] = {}
     model = options.model_id or model_id
     if model:
@@ -93,16 +93,22 @@ def build_responses_request(
         body["tool_choice"] = _tool_choice(options.tool_mode)
     if options.response_format is not None:
         merge_fields(body, _format_fields(options.response_format, profile_for(profile), policy))
-    effort = extras.pop("reasoning_effort", None)
-    if effort is not None:
-        reasoning = extras.get("reasoning")
-        extras["reasoning"] = {"effort": effort, **(reasoning or {})}
     for key, value in extras.items():
         merge_extra(body, key, value, _CORE_KEYS)
     if options.reasoning is not None:
         reasoning_body(body, options, profile_for(profile), family, policy, api="responses")
     check_encodable(body)  # a typed error before anything is sent, as on the chat path
     return body
+
+
+def _extras(options: ChatOptions) -> dict[str, Any]:
+    """The caller's extra keys, the chat habit ``reasoning_effort`` as ``reasoning.effort``."""
+    extras = dict(options.additional_properties)
+    effort = extras.pop("reasoning_effort", None)
+    if effort is not None:
+        reasoning = extras.get("reasoning")
+        extras["reasoning"] = {"effort": effort, **(reasoning or {})}
+    return extras
 
 
 def _tool(tool: ToolDeclaration) -> dict[str, Any]:

@@ -24,9 +24,9 @@ BASE = "http://llm.test"
 def body(effort: ReasoningEffort | None, model: str, **kwargs: Any) -> dict[str, Any]:
     extras = kwargs.pop("extras", {})
     output = kwargs.pop("output", None)
-    client = OpenAiCompatibleResponsesClient(BASE, model, backend=kwargs.pop("backend", "vllm"))
-    for key, value in kwargs.items():
-        setattr(client, key, value)
+    client = OpenAiCompatibleResponsesClient(
+        BASE, model, backend=kwargs.pop("backend", "vllm"), **kwargs
+    )
     options = ChatOptions(
         reasoning=ReasoningOptions(effort=effort, output=output), additional_properties=extras
     )

@@ -151,7 +151,7 @@ def reasoning_body(
     put in ``additional_properties`` keeps its own entries, and a key the caller set whole
     (``reasoning_effort``, ``include_reasoning``) stays as set. A refusal is settled with
     ``policy``: raised, or the request goes without the option. Shared by both builders."""
-    # deferred: the two reasoning tables (~2 ms of cold import), for requests that ask only
+    # deferred: the reasoning tables (~1 ms of cold import), for requests that ask only
     from capabilities.reasoning_mapping import reasoning_fields
 
     reasoning = options.reasoning

@@ -174,11 +174,6 @@ _SAMPLES: dict[str, tuple[Any, Any]] = {
     "ChatRole": (ChatRole.USER, ChatRole.ASSISTANT),
     "ChatToolMode": (ChatToolMode.AUTO, ChatToolMode.REQUIRED),
     "ChatResponseFormat": (ChatResponseFormat.TEXT, ChatResponseFormat.JSON),
-    "ReasoningOptions": (
-        ReasoningOptions(effort=ReasoningEffort.NONE),
-        ReasoningOptions(output=ReasoningOutput.NONE),
-    ),
-    "tuple[tuple[str, str], ...]": ((("regex", "regex"),), (("choice", "choice"),)),
     "Sequence[ToolDeclaration | Mapping[str, Any]]": (
         [ToolDeclaration("f")],
         [{"type": "function", "function": {"name": "g"}}],

@@ -126,3 +126,48 @@ def test_the_response_stage_drops_each_messages_reasoning() -> None:
     )
     assert drop_reasoning_response(response, PLAN) is response
     assert [m.contents for m in response.messages] == [[TextContent("t")], [TextContent("u")]]
+
+
+async def test_the_whitespace_opening_the_answer_goes_with_the_reasoning() -> None:
+    """``</think>\\n\\n`` then the answer, split across updates and choices as a server may."""
+    updates = [
+        ChatResponseUpdate([TextReasoningContent("thinking")]),
+        ChatResponseUpdate([TextContent("\n")]),
+        ChatResponseUpdate([TextContent("\n")], choice_index=1),
+        ChatResponseUpdate([TextContent("\n It")]),
+        ChatResponseUpdate([TextContent(" is\n\n sunny.")]),
+        ChatResponseUpdate([TextContent("\nB")], choice_index=1),
+    ]
+
+    async def runs() -> Any:
+        yield updates
+
+    out = [u for run in [r async for r in drop_reasoning_runs(runs(), PLAN)] for u in run]
+    first = "".join(u.text for u in out if u.choice_index == 0)
+    second = "".join(u.text for u in out if u.choice_index == 1)
+    assert (first, second) == ("It is\n\n sunny.", "B")  # inner whitespace untouched
+
+
+def test_the_whole_answer_loses_its_opening_whitespace_only() -> None:
+    response = ChatResponse(
+        [
+            ChatMessage(
+                ChatRole.ASSISTANT,
+                [TextReasoningContent("r"), TextContent("\n\n"), TextContent(" A\n")],
+            )
+        ]
+    )
+    drop_reasoning_response(response, PLAN)
+    assert response.messages[0].contents == [TextContent("A\n")]
+
+
+@respx.mock
+async def test_a_server_that_left_the_reasoning_out_gives_the_same_text() -> None:
+    """vLLM with ``include_reasoning: false``: the template's separator opens the content."""
+    message = {"role": "assistant", "content": "\n\nParis."}
+    respx.post(CHAT).mock(
+        return_value=httpx.Response(200, json={"choices": [{"index": 0, "message": message}]})
+    )
+    async with OpenAiCompatibleChatClient(BASE, "m", backend="vllm") as chat:
+        response = await chat.get_response("hi", NO_REASONING)
+    assert response.text == "Paris."

@@ -67,10 +67,9 @@ def build_chat_request(
     policy: OptionPolicy = "raise",
     dropped_keys: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """The body of one request. ``family`` is the model family (the reasoning switch and some
-    refusals depend on it); ``policy`` what to do with an option the backend cannot honour
-    (``capabilities.option_verdicts``); ``dropped_keys`` the optional keys the server refused,
-    which the client no longer adds (``refused_keys``)."""
+    """The body of one request. ``family``: the model family (reasoning and some refusals depend
+    on it); ``policy``: what to do with an option the backend cannot honour; ``dropped_keys``:
+    the optional keys the server refused, which the client no longer adds (``refused_keys``)."""
     options = options or ChatOptions()
     body: dict[str, Any] = {}
     model = options.model_id or model_id

@@ -7,7 +7,9 @@ leaves reasoning out of the answer), and the family's row (``capabilities.reason
 says which lever the model's template reads and what it can do:
 
 * a family that always thinks (QwQ, R1, Qwen3-Thinking-2507) takes any effort but ``NONE``,
-  which is refused ("cannot stop thinking"): nothing is sent, the model thinks anyway;
+  which is refused ("cannot stop thinking"); a level is sent as for an unknown family where
+  the server takes it (llama.cpp's copies of the QwQ and R1 templates close the think block
+  without ``enable_thinking``), and nothing elsewhere: the model thinks anyway;
 * a family that never thinks (Qwen3-Instruct-2507, Qwen3-Coder, Granite 4) takes ``NONE``
   (nothing to send) and refuses a level;
 * an on/off family gets its template switch, ``False`` for ``NONE`` and ``True`` for every
@@ -102,7 +104,10 @@ def _effort_fields(
                 "so it cannot stop thinking; leave the effort unset, or use a model with a "
                 "thinking switch",
             )
-        return {}
+        # It thinks anyway; the switch goes where it can, since some copies of these templates
+        # have one (llama.cpp's QwQ and R1 close the think block unless enable_thinking is set).
+        found = _portable(effort, profile, row.family, api)
+        return {} if isinstance(found, UnsupportedOptionError) else found
     if row.mode == "never":
         if off:
             return {}
@@ -243,6 +248,8 @@ def _note(effort: ReasoningEffort, row: ReasoningFamily | None, found: dict[str,
             return "family unknown: the portable form, both template switches (levels are on/off)"
         return "family unknown: the effort word as OpenAI spells it"
     if row.mode == "always":
+        if found:
+            return "the model always thinks: sent on for template variants with a switch"
         return "the model always thinks: nothing to send"
     if row.mode == "never":
         return "the model never thinks: nothing to send"

@@ -92,8 +92,14 @@ def test_an_always_thinking_family_cannot_stop_thinking(backend: str, family: st
     assert isinstance(refused, UnsupportedOptionError)
     assert "cannot stop thinking" in refused.reason
     assert refused.family == family and family in str(refused) and backend in str(refused)
-    for effort in (LOW, MEDIUM, HIGH, XHIGH):
-        assert fields(effort, backend, family) == {}  # it thinks anyway: nothing to send
+    for effort in (LOW, MEDIUM, HIGH, XHIGH):  # it thinks anyway: sent where it can go
+        expected = fields(effort, backend, None)  # (as for an unknown family)
+        if isinstance(expected, UnsupportedOptionError):
+            expected = {}  # (nothing reaches the model, and nothing needs to)
+        assert fields(effort, backend, family) == expected
+    assert fields(HIGH, "vllm", family) == ctk(enable_thinking=True, thinking=True)
+    assert fields(HIGH, "openai", family) == {"reasoning_effort": "high"}
+    assert fields(HIGH, "llama-cpp-python", family) == {}
 
 
 @pytest.mark.parametrize("backend", sorted(PROFILES))

@@ -125,11 +125,20 @@ class BackendProfile:
     """The server passes ``chat_template_kwargs`` to the chat template, where the families'
     thinking switches live (``enable_thinking``, ``thinking``). Default off: a server that drops
     the key would turn "thinking off" into a silent no-op, so only rows known to pass it on
-    get it, and the rest refuse a switch that needs it."""
+    get it, and the rest refuse a switch that needs it. llama.cpp, vLLM and SGLang merge it
+    over their server defaults (on chat and on Responses); llama-cpp-python ignores it."""
 
     effort_field: str | None = None
     """Top-level body key taking a reasoning effort word (``reasoning_effort``), for the
-    families that read one (gpt-oss, OpenAI's reasoning models). ``None``: no such key."""
+    families that read one (gpt-oss, OpenAI's reasoning models). ``None``: no such key.
+    vLLM 0.34, SGLang 0.5 and llama.cpp (since PR #26045, July 2026) all pass it to the template
+    as ``reasoning_effort``; llama-cpp-python's request model has no such field and drops it."""
+
+    include_reasoning_field: str | None = None
+    """Body key that, set ``false``, makes the server leave reasoning out of the answer
+    (vLLM's ``include_reasoning``: ``message.reasoning`` is None; the model still thinks).
+    Sent for ``ReasoningOutput.NONE``, which the client also enforces on the answer. ``None``:
+    no such key (SGLang's ``separate_reasoning: false`` moves it into the text instead)."""
 
     enforces_json_schema: bool = False
     """The server constrains decoding to a JSON Schema it is sent (a grammar engine: llama.cpp,
@@ -200,6 +209,7 @@ PROFILES: dict[str, BackendProfile] = {
         BackendProfile(
             Backend.LLAMACPP,
             template_kwargs=True,
+            effort_field="reasoning_effort",
             enforces_json_schema=True,
             # No regex key (an unknown key is ignored); a choice becomes a GBNF alternation.
             constraint_keys=(("grammar:gbnf", "grammar"),),
@@ -222,6 +232,7 @@ PROFILES: dict[str, BackendProfile] = {
             merge_system_messages=True,
             template_kwargs=True,
             effort_field="reasoning_effort",
+            include_reasoning_field="include_reasoning",
             enforces_json_schema=True,
             # xgrammar (the default) reads GBNF-style EBNF and recognises Lark; outlines answers
             # 400 to any grammar, which is loud, not silent.

@@ -166,10 +166,24 @@ class HttpClientBase:
         self._capability_overrides = capability_overrides
         self._resolver: OpenAiCompatibleCapabilityResolver | None = None
 
+    _family_of: tuple[str | None, str | None] = (None, None)  # (the last id, its family)
+
     def request_family(self, options: ChatOptions | None) -> str | None:
-        """The model family one request is for: ``model_family`` when given, else ``None``
-        (no family known: only backend-wide mappings apply)."""
-        return self.model_family
+        """The model family of one request: ``model_family`` when given, else the one
+        ``capabilities.reasoning_families`` reads from the model id (the options', else the
+        client's), else ``None``. Runs per request: the last id's answer is kept."""
+        if self.model_family is not None:
+            return self.model_family
+        model = (options.model_id if options is not None else None) or self.model_id
+        if model == self._family_of[0]:
+            return self._family_of[1]
+        # deferred: the family table (~0.6 ms of cold import), read once per model id
+        from capabilities.reasoning_families import reasoning_family_for
+
+        row = reasoning_family_for(model)
+        family = row.family if row is not None else None
+        self._family_of = (model, family)
+        return family
 
     async def __aenter__(self) -> Self:
         return self

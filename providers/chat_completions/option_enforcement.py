@@ -21,9 +21,14 @@ from collections.abc import Callable
 from capabilities.constraint_mapping import plan_constraints, wants_plan
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
+from providers.abstractions.reasoning_options import ReasoningOutput
 from providers.abstractions.records import value_class
 from providers.abstractions.update_runs import UpdateRuns
 from providers.backends import BackendProfile
+from providers.chat_completions.reasoning_output import (
+    drop_reasoning_response,
+    drop_reasoning_runs,
+)
 from providers.chat_completions.single_tool_call import (
     single_tool_call_response,
     single_tool_call_runs,
@@ -75,6 +80,9 @@ def enforcement_for(
         checked = plan_constraints(options, profile).checked
         if checked is not None:
             fields["response_format"] = checked
+    reasoning = options.reasoning
+    if reasoning is not None and reasoning.output == ReasoningOutput.NONE:
+        fields["drop_reasoning"] = True
     if not fields:
         return None
     return Enforcement(profile.name, **fields)  # type: ignore[arg-type]
@@ -105,6 +113,8 @@ def _run_stages(plan: Enforcement) -> list[RunStage]:
         from providers.chat_completions.constraint_check import check_runs
 
         stages.append(check_runs)
+    if plan.drop_reasoning:
+        stages.append(drop_reasoning_runs)
     return stages
 
 
@@ -119,4 +129,6 @@ def _response_stages(plan: Enforcement) -> list[ResponseStage]:
         from providers.chat_completions.constraint_check import check_response
 
         stages.append(check_response)
+    if plan.drop_reasoning:
+        stages.append(drop_reasoning_response)
     return stages

@@ -16,15 +16,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from capabilities.constraint_mapping import merge_fields, plan_constraints, wants_plan
 from capabilities.option_verdicts import OptionPolicy, settle
+from providers.abstractions.errors import UnsupportedOptionError
 from providers.abstractions.event_names import REQUEST_EXTRA_KEY_IGNORED
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
 from providers.abstractions.openai_format import json_text, unencodable
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
+from providers.abstractions.reasoning_options import ReasoningOptions
 from providers.backends import BackendProfile
 from providers.chat_completions.stop_sequences import stops_applied_here
 
@@ -34,6 +36,7 @@ __all__ = [
     "json_text",
     "merge_extra",
     "messages_to_wire",
+    "reasoning_body",
     "response_format_fields",
     "set_if_given",
 ]
@@ -64,10 +67,9 @@ def build_chat_request(
     policy: OptionPolicy = "raise",
     dropped_keys: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """The body of one request. ``family`` is the model family (the reasoning switch and some
-    refusals depend on it); ``policy`` what to do with an option the backend cannot honour
-    (``capabilities.option_verdicts``); ``dropped_keys`` the optional keys the server refused,
-    which the client no longer adds (``refused_keys``)."""
+    """The body of one request. ``family``: the model family (reasoning and some refusals depend
+    on it); ``policy``: what to do with an option the backend cannot honour; ``dropped_keys``:
+    the optional keys the server refused, which the client no longer adds (``refused_keys``)."""
     options = options or ChatOptions()
     body: dict[str, Any] = {}
     model = options.model_id or model_id
@@ -110,6 +112,8 @@ def build_chat_request(
             _warn(REQUEST_EXTRA_KEY_IGNORED, key=key, reason="not streaming")
             continue
         merge_extra(body, key, value, _CORE_KEYS)
+    if options.reasoning is not None:
+        reasoning_body(body, options, profile, family, policy)
     check_encodable(body)
     return body
 
@@ -130,6 +134,40 @@ def _constrain(
         else:
             body.update(response_format_fields(sent, profile))
     return plan.extras
+
+
+def reasoning_body(
+    body: dict[str, Any],
+    options: ChatOptions,
+    profile: BackendProfile,
+    family: str | None,
+    policy: OptionPolicy,
+    *,
+    api: Literal["chat", "responses"] = "chat",
+) -> None:
+    """``options.reasoning`` in ``body`` (``capabilities.reasoning_mapping``), after the
+    caller's extra keys and under them: a ``chat_template_kwargs`` (or ``reasoning``) the caller
+    put in ``additional_properties`` keeps its own entries, and a key the caller set whole
+    (``reasoning_effort``, ``include_reasoning``) stays as set. A refusal is settled with
+    ``policy``: raised, or the request goes without the option. Shared by both builders."""
+    # deferred: the reasoning tables (~1 ms of cold import), for requests that ask only
+    from capabilities.reasoning_mapping import reasoning_fields
+
+    reasoning = options.reasoning
+    assert reasoning is not None
+    fields = reasoning_fields(reasoning, profile, family, api=api)
+    if isinstance(fields, UnsupportedOptionError):
+        settle(fields, policy)
+        # Sent without the effort; what the output asks for still goes.
+        output_only = ReasoningOptions(output=reasoning.output)
+        fields = reasoning_fields(output_only, profile, family, api=api)
+        assert isinstance(fields, dict)
+    for key, value in fields.items():
+        current = body.get(key)
+        if current is None:
+            body[key] = value
+        elif isinstance(current, Mapping) and isinstance(value, Mapping):
+            body[key] = {**value, **current}  # (a copy: the caller's dict is not edited)
 
 
 def response_format_fields(

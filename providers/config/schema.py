@@ -23,7 +23,9 @@ from pydantic import (
     model_validator,
 )
 
+from capabilities.family_table import FAMILIES
 from capabilities.models import CapabilityOverrides
+from capabilities.reasoning_families import REASONING_FAMILIES
 from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.limits import Limits
 from providers.config.affinity import SessionAffinityConfig
@@ -198,11 +200,24 @@ class BackendConfig(Strict):
     """Header names (besides `Authorization`, `Cookie` and any holding key, token, secret,
     password, auth or cookie) that carry credentials: masked in errors, never sent to a
     fallback at another origin."""
+    model_family: str | None = None
+    """The model's family (`qwen3`, `gpt-oss`, `deepseek-v3.1`, `glm`, `granite`…), which
+    decides how reasoning is switched; unset: read from `model_id` (set it when the id does
+    not name the family, e.g. a served alias)."""
+    unsupported_options: Literal["raise", "warn", "ignore"] = "raise"
+    """An option this backend or model cannot honour (thinking off on a model that always
+    thinks): `raise` an error before sending, `warn` (an event) and send without it, or
+    `ignore` it and send without it."""
 
     @field_validator("sensitive_headers")
     @classmethod
     def _header_names(cls, value: list[str] | None) -> list[str] | None:
         return _header_names(value)
+
+    @field_validator("model_family")
+    @classmethod
+    def _known_family(cls, value: str | None) -> str | None:
+        return None if value is None else _known(value.strip().lower(), _FAMILIES, "family")
 
     @field_validator("proxy")
     @classmethod
@@ -319,6 +334,8 @@ class OaicompatConfig(Strict):
                 backend.session_affinity.to_affinity() if backend.session_affinity else None
             ),
             **self.network_for(backend),
+            **({"model_family": backend.model_family} if backend.model_family else {}),
+            "unsupported_options": backend.unsupported_options,
             **(
                 {"conversation_mode": backend.conversation_mode}
                 if backend.api == "responses"
@@ -360,11 +377,14 @@ def _header_names(value: list[str] | None) -> list[str] | None:
     return value
 
 
-def _known(value: str, names: tuple[str, ...]) -> str:
+_FAMILIES = tuple(sorted({r.family for r in REASONING_FAMILIES} | {r.family for r in FAMILIES}))
+
+
+def _known(value: str, names: tuple[str, ...], what: str = "format") -> str:
     """``value`` if it is one of ``names``; the error quotes only the names, never the value."""
     if value not in names:
         raise ValueError(
-            f"unknown format{did_you_mean(value, list(names))}; known: {', '.join(names)}"
+            f"unknown {what}{did_you_mean(value, list(names))}; known: {', '.join(names)}"
         )
     return value
 

@@ -21,7 +21,8 @@ the layer invents that reason, and it must not tell an agent loop to run calls t
 ``error`` (they are in the contents all the same). ``limits`` bound what a stream may make the
 layer hold (``max_held_text_bytes``: an unclosed block waiting for its end) and how many calls
 it recovers (``max_tool_calls``); past either, ``ResponseTooLargeError`` with the partial
-response (what the caller received, then what was held).
+response (what the caller received, then what was held). Under ``ReasoningOutput.NONE`` the
+reasoning it recovers is dropped as the wire client drops the server's.
 """
 
 from __future__ import annotations
@@ -41,8 +42,14 @@ from providers.abstractions.errors import ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.open_values import ChatFinishReason
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.reasoning_options import ReasoningOutput
 from providers.abstractions.response_update import TextKind
 from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of, updates_of
+from providers.chat_completions.option_enforcement import Enforcement
+from providers.chat_completions.reasoning_output import (
+    drop_reasoning_response,
+    drop_reasoning_runs,
+)
 from providers.layers.choice_recovery import AUTO, OFF, ChoiceRecovery, LimitPassed
 from providers.text_tool_calls import offered_tools
 
@@ -91,7 +98,8 @@ class TextRecoveryChatClient(DelegatingChatClient):
         except ProviderError as exc:
             self._recover_partial(exc, options)
             raise
-        return self._recover(response, options)
+        recovered = self._recover(response, options)
+        return drop_reasoning_response(recovered, _NO_PLAN) if _drops(options) else recovered
 
     def _recover(
         self, response: ChatResponse, options: ChatOptions | None, *, broken: bool = False
@@ -133,14 +141,15 @@ class TextRecoveryChatClient(DelegatingChatClient):
     ) -> AsyncIterator[ChatResponseUpdate]:
         if self._passthrough:  # (nothing to recover: no generator level of ours)
             return self.inner.get_streaming_response(messages, options)
-        return updates_of(self._recovering(messages, options))
+        return updates_of(self._streaming_runs(messages, options))
 
     def _streaming_runs(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> UpdateRuns:
         if self._passthrough:
             return runs_of(self.inner, messages, options)
-        return self._recovering(messages, options)
+        runs = self._recovering(messages, options)
+        return drop_reasoning_runs(runs, _NO_PLAN) if _drops(options) else runs
 
     async def _recovering(self, messages: ChatInput, options: ChatOptions | None) -> UpdateRuns:
         """The inner runs with their updates edited in place as they pass, then what the
@@ -164,6 +173,16 @@ class TextRecoveryChatClient(DelegatingChatClient):
         tails = recovery.tails()
         if tails:
             yield tails
+
+
+def _drops(options: ChatOptions | None) -> bool:
+    """``ReasoningOutput.NONE``: reasoning this layer recovers from ``<think>`` tags must not
+    reach the caller either (the wire client dropped only what the server split off)."""
+    reasoning = options.reasoning if options is not None else None
+    return reasoning is not None and reasoning.output == ReasoningOutput.NONE
+
+
+_NO_PLAN = Enforcement("text recovery", drop_reasoning=True)
 
 
 _TEXT_RUN = 256

@@ -208,6 +208,7 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             background=background,
             previous_response_id=previous,
             profile=self.profile,
+            family=self.request_family(options),
             policy=self.unsupported_options,
         )
         stored = body.get("store") is True and "previous_response_id" not in extras

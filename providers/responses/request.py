@@ -5,7 +5,8 @@ tool declarations (``{"type": "function", "name": …}``, no nested ``function``
 ``tool_choice``, ``text.format`` for the response format and ``reasoning.effort``. Only what is
 set is written, as on the chat path. ``ChatOptions.additional_properties`` extend the body but
 never replace a key the client sets (a nested dict is merged), with one translation: the chat
-habit ``reasoning_effort`` becomes ``reasoning.effort``.
+habit ``reasoning_effort`` becomes ``reasoning.effort``. ``ChatOptions.reasoning`` is mapped as
+on the chat path (``providers.chat_completions.request.reasoning_body``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from providers.abstractions.options import (
     ToolDeclaration,
 )
 from providers.backends import BackendProfile, profile_for
-from providers.chat_completions.request import check_encodable, merge_extra, set_if_given
+from providers.chat_completions.request import (
+    check_encodable,
+    merge_extra,
+    reasoning_body,
+    set_if_given,
+)
 from providers.responses.items import Item
 
 __all__ = ["build_responses_request"]
@@ -45,13 +51,16 @@ def build_responses_request(
     background: bool = False,
     previous_response_id: str | None = None,
     profile: BackendProfile | None = None,
+    family: str | None = None,
     policy: OptionPolicy = "raise",
 ) -> dict[str, Any]:
     """The body; ``store`` ``None`` leaves the server's default (true on every server here).
     ``profile`` is the server's row, ``policy`` what to do with an option it cannot honour
-    (``capabilities.option_verdicts``), as on the chat path."""
+    (``capabilities.option_verdicts``), as on the chat path; ``family`` the model family, which
+    ``ChatOptions.reasoning`` is mapped for (``reasoning.effort`` for an effort word, the
+    template switch in ``chat_template_kwargs``, which vLLM's and SGLang's Responses take too)."""
     options = options or ChatOptions()
-    extras = dict(options.additional_properties)
+    extras = _extras(options)
     body: dict[str, Any] = {}
     model = options.model_id or model_id
     if model:
@@ -84,14 +93,22 @@ def build_responses_request(
         body["tool_choice"] = _tool_choice(options.tool_mode)
     if options.response_format is not None:
         merge_fields(body, _format_fields(options.response_format, profile_for(profile), policy))
+    for key, value in extras.items():
+        merge_extra(body, key, value, _CORE_KEYS)
+    if options.reasoning is not None:
+        reasoning_body(body, options, profile_for(profile), family, policy, api="responses")
+    check_encodable(body)  # a typed error before anything is sent, as on the chat path
+    return body
+
+
+def _extras(options: ChatOptions) -> dict[str, Any]:
+    """The caller's extra keys, the chat habit ``reasoning_effort`` as ``reasoning.effort``."""
+    extras = dict(options.additional_properties)
     effort = extras.pop("reasoning_effort", None)
     if effort is not None:
         reasoning = extras.get("reasoning")
         extras["reasoning"] = {"effort": effort, **(reasoning or {})}
-    for key, value in extras.items():
-        merge_extra(body, key, value, _CORE_KEYS)
-    check_encodable(body)  # a typed error before anything is sent, as on the chat path
-    return body
+    return extras
 
 
 def _tool(tool: ToolDeclaration) -> dict[str, Any]:

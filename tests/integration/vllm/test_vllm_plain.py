@@ -24,6 +24,7 @@ from providers import (
     OpenAiCompatibleChatClient,
     create_chat_client,
 )
+from providers.abstractions.reasoning_options import ReasoningEffort, ReasoningOptions
 from providers.config import OaicompatConfig, client_for
 from tests.integration.rigs.scenarios import SCENARIOS, assert_matches, run
 from tests.integration.rigs.vllm.install import VLLM_VERSION
@@ -188,12 +189,14 @@ async def test_capabilities_from_v1_models(vllm_plain: VllmServer) -> None:
 async def test_stop_string_ends_the_answer_and_aborts_the_engine(vllm_plain: VllmServer) -> None:
     """``stop: ["sunny"]`` on ``It is sunny in Paris.``: vLLM's detokenizer finds the string,
     trims it, finishes ``stop``, and aborts the request in the engine (the scripted engine logs
-    the abort), the path a real stop string takes."""
+    the abort), the path a real stop string takes. Thinking is off through ``reasoning``: the
+    client then knows no stop can land in reasoning and sends ``stop`` (with thinking possible
+    it would apply the stop itself, ``providers.chat_completions.stop_sequences``)."""
     vllm_plain.script("It is sunny in Paris.")
     options = ChatOptions(
         max_output_tokens=40,
         stop_sequences=["sunny"],
-        additional_properties={"chat_template_kwargs": {"enable_thinking": False}},
+        reasoning=ReasoningOptions(effort=ReasoningEffort.NONE),
     )
     async with aclosing(pipeline(vllm_plain)) as client:
         response = await client.get_response("weather?", options)

@@ -55,7 +55,7 @@ def _is_set(value: Any) -> bool:
     return False
 
 
-_MAY_BE_NONE = frozenset({"effort_field"})
+_MAY_BE_NONE = frozenset({"effort_field", "include_reasoning_field"})
 """Fields where ``None`` is a value: "the server has no such key"."""
 
 

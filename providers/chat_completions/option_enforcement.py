@@ -64,9 +64,16 @@ ResponseStage = Callable[[ChatResponse, Enforcement], ChatResponse]
 
 
 def enforcement_for(
-    options: ChatOptions | None, profile: BackendProfile, *, family: str | None = None
+    options: ChatOptions | None,
+    profile: BackendProfile,
+    *,
+    family: str | None = None,
+    api: str = "chat",
 ) -> Enforcement | None:
-    """What ``options`` need enforced on ``profile``'s answer, or ``None`` for nothing."""
+    """What ``options`` need enforced on ``profile``'s answer, or ``None`` for nothing.
+    ``api="responses"``: a regex, choice or grammar is checked only where that server's
+    Responses API takes one (elsewhere it was refused, or left out under ``warn``/``ignore``,
+    and an answer is not held to a constraint that was never sent)."""
     if options is None:
         return None
     fields: dict[str, object] = {}
@@ -78,7 +85,8 @@ def enforcement_for(
             fields["stop_sequences"] = stops
     if wants_plan(options):
         checked = plan_constraints(options, profile).checked
-        if checked is not None:
+        unsent = api == "responses" and not profile.responses_constraints
+        if checked is not None and not (unsent and checked.is_constraint):
             fields["response_format"] = checked
     reasoning = options.reasoning
     if reasoning is not None and reasoning.output == ReasoningOutput.NONE:

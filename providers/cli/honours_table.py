@@ -27,9 +27,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TypeGuard
 
 from capabilities.option_verdicts import OptionVerdict
+from capabilities.reasoning_families import reasoning_family_named
 from providers.abstractions.errors import UnsupportedOptionError
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
+from providers.abstractions.reasoning_options import ReasoningEffort
 from providers.backends import PROFILES, Backend, BackendProfile
 from providers.chat_completions.option_enforcement import Enforcement, enforcement_for
 from providers.chat_completions.request import build_chat_request
@@ -127,8 +129,22 @@ def option_verdict(
         )
     if sample.unsent:
         return OptionVerdict(sample.option, backend, "honoured", "", family, sample.unsent)
+    if _thinks_anyway(sample, family):
+        note = "not sent: the model always thinks, at the one level its template has"
+        return OptionVerdict(sample.option, backend, "honoured", "", family, note)
     note = "neither sent, enforced here nor refused: dropped without a word"
     return OptionVerdict(sample.option, backend, "not honoured", "", family, note)
+
+
+def _thinks_anyway(sample: OptionSample, family: str | None) -> bool:
+    """A thinking effort asked of a family that always thinks (QwQ, R1) where nothing can be
+    sent: the model thinks whatever the request says, which is what was asked; only a level
+    cannot be chosen, and the family has none to choose from (its table row says so)."""
+    effort = sample.asked.reasoning.effort if sample.asked.reasoning is not None else None
+    if effort is None or effort == ReasoningEffort.NONE or family is None:
+        return False
+    row = reasoning_family_named(family)
+    return row is not None and row.mode == "always"
 
 
 def _droppable(

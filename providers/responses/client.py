@@ -247,7 +247,9 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
             prepared = self._prepare(messages, options, stream=False, stateless=True)
             result = await self._create(prepared)
         self._record(prepared, result)
-        plan = enforcement_for(options, self.profile, family=self.request_family(options))
+        plan = enforcement_for(
+            options, self.profile, family=self.request_family(options), api="responses"
+        )
         return result if plan is None else enforce_response(result, plan)
 
     async def _create(self, prepared: _Prepared) -> ChatResponse:
@@ -272,7 +274,9 @@ class OpenAiCompatibleResponsesClient(HttpClientBase):
         """The answer as it arrives, through what the options need enforced here
         (``option_enforcement``, as the chat client does)."""
         updates = self._server_updates(messages, options)
-        plan = enforcement_for(options, self.profile, family=self.request_family(options))
+        plan = enforcement_for(
+            options, self.profile, family=self.request_family(options), api="responses"
+        )
         if plan is None:
             return updates
         return updates_of(enforce_runs(singles(updates), plan))

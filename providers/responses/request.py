@@ -30,6 +30,7 @@ from providers.chat_completions.request import (
     reasoning_body,
     set_if_given,
 )
+from providers.chat_completions.stop_sequences import stops_applied_here
 from providers.responses.items import Item
 
 __all__ = ["build_responses_request"]
@@ -79,7 +80,7 @@ def build_responses_request(
     set_if_given(body, "top_p", options.top_p)
     set_if_given(body, "top_k", options.top_k)  # vLLM and SGLang extension
     set_if_given(body, "max_output_tokens", options.max_output_tokens)
-    if options.stop_sequences:
+    if options.stop_sequences and not stops_applied_here(options, profile_for(profile), family):
         body["stop"] = list(options.stop_sequences)  # vLLM and SGLang extension
     set_if_given(body, "seed", options.seed)
     set_if_given(body, "frequency_penalty", options.frequency_penalty)

@@ -154,7 +154,10 @@ async def test_a_pydantic_response_format_is_sent_as_its_json_schema() -> None:
     async with ReplayServer(exchange.answer) as server:
         chat = OaicompatChatClient(client(server, "vllm"))
         agent: Agent[Any] = chat.as_agent()
-        await agent.run("hi", options={"response_format": Weather2})
+        # The replayed answer is plain text, which the schema asked for does not admit: the
+        # client says so (issue 33: never a silent unconstrained answer).
+        with pytest.raises(ChatClientException, match="ConstraintViolationError"):
+            await agent.run("hi", options={"response_format": Weather2})
     sent = exchange.bodies[0]["response_format"]
     assert sent["type"] == "json_schema"
     assert sent["json_schema"]["name"] == "Weather2"

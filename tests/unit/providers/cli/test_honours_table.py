@@ -187,11 +187,20 @@ def test_the_samples_cover_what_the_issue_maps() -> None:
     assert {"tool_mode without tools", "stream_options"} <= names
 
 
-@pytest.mark.xfail(
-    reason="issue 33: the reasoning and constraint mappings land on other branches; remove this "
-    "mark once they are merged",
-    strict=False,
-)
 def test_no_option_is_dropped_without_a_word() -> None:
-    dropped = [f"{r.option} on {r.backend}" for r in table() if r.verdict == "not honoured"]
+    dropped = [
+        f"{r.option} on {r.backend} ({r.family})" for r in table() if r.verdict == "not honoured"
+    ]
     assert dropped == []
+
+
+def test_an_effort_asked_of_an_always_thinking_family_is_honoured_only_for_that_family() -> None:
+    """R1 thinks whatever is sent; a family that can be switched off cannot be left unsent."""
+    rows = {(r.option, r.backend, r.family): r for r in table() if r.option.startswith("reasoning")}
+    r1 = rows.get(("reasoning.effort=high", "llama-cpp-python", "deepseek-r1"))
+    if r1 is None:  # (collapsed: the same verdict for every family)
+        r1 = rows[("reasoning.effort=high", "llama-cpp-python", None)]
+    assert r1.verdict == "honoured" and "always thinks" in r1.note
+    qwen3 = rows.get(("reasoning.effort=none", "llama-cpp-python", "qwen3"))
+    qwen3 = qwen3 or rows[("reasoning.effort=none", "llama-cpp-python", None)]
+    assert qwen3.verdict == "refused"

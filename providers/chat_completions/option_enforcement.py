@@ -98,45 +98,32 @@ def enforcement_for(
 
 def enforce_runs(runs: UpdateRuns, plan: Enforcement) -> UpdateRuns:
     """``runs`` through each stage ``plan`` needs."""
-    for stage in _run_stages(plan):
+    for stage, _ in _stages(plan):
         runs = stage(runs, plan)
     return runs
 
 
 def enforce_response(response: ChatResponse, plan: Enforcement) -> ChatResponse:
     """``response`` through each stage ``plan`` needs."""
-    for stage in _response_stages(plan):
+    for _, stage in _stages(plan):
         response = stage(response, plan)
     return response
 
 
-def _run_stages(plan: Enforcement) -> list[RunStage]:
-    stages: list[RunStage] = []
+def _stages(plan: Enforcement) -> list[tuple[RunStage, ResponseStage]]:
+    """Each stage ``plan`` needs, streamed and whole, in the order a caller reads the answer:
+    the text cut at a stop first, then the calls, then the check of what is left, and the
+    reasoning dropped last (the check reads only the text)."""
+    stages: list[tuple[RunStage, ResponseStage]] = []
     if plan.stop_sequences:
-        stages.append(stop_sequence_runs)
+        stages.append((stop_sequence_runs, stop_sequence_response))
     if plan.single_tool_call:
-        stages.append(single_tool_call_runs)
+        stages.append((single_tool_call_runs, single_tool_call_response))
     if plan.response_format is not None:
         # deferred: ~0.7 ms of cold import (the check, its schema walker), for constraints only
-        from providers.chat_completions.constraint_check import check_runs
+        from providers.chat_completions.constraint_check import check_response, check_runs
 
-        stages.append(check_runs)
+        stages.append((check_runs, check_response))
     if plan.drop_reasoning:
-        stages.append(drop_reasoning_runs)
-    return stages
-
-
-def _response_stages(plan: Enforcement) -> list[ResponseStage]:
-    stages: list[ResponseStage] = []
-    if plan.stop_sequences:
-        stages.append(stop_sequence_response)
-    if plan.single_tool_call:
-        stages.append(single_tool_call_response)
-    if plan.response_format is not None:
-        # deferred: ~0.7 ms of cold import (the check, its schema walker), for constraints only
-        from providers.chat_completions.constraint_check import check_response
-
-        stages.append(check_response)
-    if plan.drop_reasoning:
-        stages.append(drop_reasoning_response)
+        stages.append((drop_reasoning_runs, drop_reasoning_response))
     return stages

@@ -17,6 +17,7 @@ from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.errors import ContextLengthExceededError, ModelNotFoundError
 from providers.abstractions.options import ChatOptions
+from providers.cli.honours_samples import WEATHER_TOOL
 
 __all__ = ["BATTERY", "TIME_TOOL", "WEATHER_TOOL", "Check"]
 
@@ -25,18 +26,6 @@ Check = Callable[
     Awaitable[tuple[str, str]],
 ]
 
-WEATHER_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Current weather in a city",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
 TIME_TOOL = {
     "type": "function",
     "function": {

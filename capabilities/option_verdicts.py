@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from providers.abstractions.errors import ConfigurationError, UnsupportedOptionError
+from providers.abstractions.errors import UnsupportedOptionError
 from providers.abstractions.event_names import REQUEST_OPTION_REFUSED
+from providers.abstractions.option_policy import OPTION_POLICIES, OptionPolicy, checked_policy
 from providers.abstractions.records import value_class
 
 __all__ = [
@@ -28,14 +29,6 @@ __all__ = [
     "refusal",
     "settle",
 ]
-
-OptionPolicy = Literal["raise", "warn", "ignore"]
-"""What a client does with an option its backend cannot honour: ``raise`` (the default) an
-``UnsupportedOptionError`` and send nothing; ``warn`` (an ``oaicompat.request.option_refused``
-event) and send the request without it; ``ignore``: send it without, quietly. The caller chose
-the last two; an option is never dropped without one of them."""
-
-OPTION_POLICIES: tuple[OptionPolicy, ...] = ("raise", "warn", "ignore")
 
 Verdict = Literal["honoured", "enforced here", "refused", "not honoured"]
 """``honoured``: the server obeys the wire key written; ``enforced here``: the client applies or
@@ -62,16 +55,6 @@ class OptionVerdict:
     family: str | None = None
     note: str = ""
     provenance: Provenance = "table"
-
-
-def checked_policy(policy: object) -> OptionPolicy:
-    """``policy`` when it is one of ``OPTION_POLICIES``, else a ``ConfigurationError``."""
-    for known in OPTION_POLICIES:
-        if policy == known:
-            return known
-    raise ConfigurationError(
-        f"unsupported_options must be one of {', '.join(OPTION_POLICIES)}, not {policy!r}"[:200]
-    )
 
 
 def refusal(

@@ -40,10 +40,6 @@ def _ClientTimings_eb688da1(_set, _d_response_headers, _d_first_byte, _d_first_t
     def __init__(self, started, request_sent, end, response_headers=_d_response_headers, first_byte=_d_first_byte, first_token=_d_first_token, last_token=_d_last_token, substantive_updates=_d_substantive_updates):
         _set(self, 'started', started); _set(self, 'request_sent', request_sent); _set(self, 'end', end); _set(self, 'response_headers', response_headers); _set(self, 'first_byte', first_byte); _set(self, 'first_token', first_token); _set(self, 'last_token', last_token); _set(self, 'substantive_updates', substantive_updates)
     return __init__
-def _ConstraintPlan_fdb002c6(_set, _d_refusals):
-    def __init__(self, sent, fields, extras, refusals=_d_refusals):
-        _set(self, 'sent', sent); _set(self, 'fields', fields); _set(self, 'extras', extras); _set(self, 'refusals', refusals)
-    return __init__
 def _DataContent_0d03af95(_d_raw, _d_additional_properties):
     def __init__(self, data, media_type, *, raw=_d_raw, additional_properties=_d_additional_properties):
         self.data = data; self.media_type = media_type; self.raw = raw; self.additional_properties = additional_properties
@@ -71,10 +67,6 @@ def _FunctionResultContent_7e2cc8e4(_d_result, _d_raw, _d_additional_properties)
 def _Limits_88850c27(_set, _d_max_event_bytes, _d_max_body_bytes, _d_max_stream_bytes, _d_max_error_body_bytes, _d_max_output_bytes, _d_max_tool_argument_bytes, _d_max_tool_calls, _d_max_held_text_bytes, _d_max_held_updates, _d_max_json_depth, _d_max_connections, _d_max_keepalive_connections):
     def __init__(self, max_event_bytes=_d_max_event_bytes, max_body_bytes=_d_max_body_bytes, max_stream_bytes=_d_max_stream_bytes, max_error_body_bytes=_d_max_error_body_bytes, max_output_bytes=_d_max_output_bytes, max_tool_argument_bytes=_d_max_tool_argument_bytes, max_tool_calls=_d_max_tool_calls, max_held_text_bytes=_d_max_held_text_bytes, max_held_updates=_d_max_held_updates, max_json_depth=_d_max_json_depth, max_connections=_d_max_connections, max_keepalive_connections=_d_max_keepalive_connections):
         _set(self, 'max_event_bytes', max_event_bytes); _set(self, 'max_body_bytes', max_body_bytes); _set(self, 'max_stream_bytes', max_stream_bytes); _set(self, 'max_error_body_bytes', max_error_body_bytes); _set(self, 'max_output_bytes', max_output_bytes); _set(self, 'max_tool_argument_bytes', max_tool_argument_bytes); _set(self, 'max_tool_calls', max_tool_calls); _set(self, 'max_held_text_bytes', max_held_text_bytes); _set(self, 'max_held_updates', max_held_updates); _set(self, 'max_json_depth', max_json_depth); _set(self, 'max_connections', max_connections); _set(self, 'max_keepalive_connections', max_keepalive_connections); self.__post_init__()
-    return __init__
-def _OptionVerdict_53041c28(_set, _d_wire, _d_family, _d_note, _d_provenance):
-    def __init__(self, option, backend, verdict, wire=_d_wire, family=_d_family, note=_d_note, provenance=_d_provenance):
-        _set(self, 'option', option); _set(self, 'backend', backend); _set(self, 'verdict', verdict); _set(self, 'wire', wire); _set(self, 'family', family); _set(self, 'note', note); _set(self, 'provenance', provenance)
     return __init__
 def _ReasoningOptions_d3a316f1(_set, _d_effort, _d_output):
     def __init__(self, effort=_d_effort, output=_d_output):

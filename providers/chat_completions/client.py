@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from capabilities.option_verdicts import OptionPolicy
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.limits import Limits
 from providers.abstractions.messages import ChatMessage
+from providers.abstractions.option_policy import OptionPolicy
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import TRANSPORT_TIMESTAMPS
 from providers.abstractions.update_runs import UpdateRuns, updates_of

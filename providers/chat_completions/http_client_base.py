@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import httpx
 
-from capabilities.option_verdicts import OptionPolicy, checked_policy
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.errors import ConfigurationError, EventLoopError, ProviderError
 from providers.abstractions.limits import DEFAULT_LIMITS, Limits
+from providers.abstractions.option_policy import OptionPolicy, checked_policy
 from providers.backends import BackendProfile
 from providers.chat_completions.request_headers import merge_request_headers
 from providers.transport.bodies import ACCEPT_ENCODING, read_whole

@@ -18,26 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from capabilities.constraint_mapping import plan_constraints, wants_plan
 from providers.abstractions.chat_response import ChatResponse
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
 from providers.abstractions.reasoning_options import ReasoningOutput
 from providers.abstractions.records import value_class
 from providers.abstractions.update_runs import UpdateRuns
 from providers.backends import BackendProfile
-from providers.chat_completions.reasoning_output import (
-    drop_reasoning_response,
-    drop_reasoning_runs,
-)
-from providers.chat_completions.single_tool_call import (
-    single_tool_call_response,
-    single_tool_call_runs,
-)
-from providers.chat_completions.stop_sequences import (
-    stop_sequence_response,
-    stop_sequence_runs,
-    stops_applied_here,
-)
+from providers.chat_completions.request import may_constrain
 
 __all__ = ["Enforcement", "enforce_response", "enforce_runs", "enforcement_for"]
 
@@ -80,11 +67,17 @@ def enforcement_for(
     if options.allow_multiple_tool_calls is False:
         fields["single_tool_call"] = True
     if options.stop_sequences:
+        # deferred: the stop stage's module, for requests with stop sequences only
+        from providers.chat_completions.stop_sequences import stops_applied_here
+
         stops = stops_applied_here(options, profile, family)
         if stops:
             fields["stop_sequences"] = stops
-    if wants_plan(options):
-        checked = plan_constraints(options, profile).checked
+    if may_constrain(options):
+        # deferred: the constraint tables (~0.6 ms of cold import), for requests that name one
+        from capabilities.constraint_mapping import plan_constraints, wants_plan
+
+        checked = plan_constraints(options, profile).checked if wants_plan(options) else None
         unsent = api == "responses" and not profile.responses_constraints
         if checked is not None and not (unsent and checked.is_constraint):
             fields["response_format"] = checked
@@ -116,8 +109,20 @@ def _stages(plan: Enforcement) -> list[tuple[RunStage, ResponseStage]]:
     reasoning dropped last (the check reads only the text)."""
     stages: list[tuple[RunStage, ResponseStage]] = []
     if plan.stop_sequences:
+        # deferred: the stage modules load only for the requests that need them (cold start)
+        from providers.chat_completions.stop_sequences import (
+            stop_sequence_response,
+            stop_sequence_runs,
+        )
+
         stages.append((stop_sequence_runs, stop_sequence_response))
     if plan.single_tool_call:
+        # deferred: the stage modules load only for the requests that need them (cold start)
+        from providers.chat_completions.single_tool_call import (
+            single_tool_call_response,
+            single_tool_call_runs,
+        )
+
         stages.append((single_tool_call_runs, single_tool_call_response))
     if plan.response_format is not None:
         # deferred: ~0.7 ms of cold import (the check, its schema walker), for constraints only
@@ -125,5 +130,11 @@ def _stages(plan: Enforcement) -> list[tuple[RunStage, ResponseStage]]:
 
         stages.append((check_runs, check_response))
     if plan.drop_reasoning:
+        # deferred: the stage modules load only for the requests that need them (cold start)
+        from providers.chat_completions.reasoning_output import (
+            drop_reasoning_response,
+            drop_reasoning_runs,
+        )
+
         stages.append((drop_reasoning_runs, drop_reasoning_response))
     return stages

@@ -18,17 +18,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from capabilities.constraint_mapping import merge_fields, plan_constraints, wants_plan
-from capabilities.option_verdicts import OptionPolicy, settle
 from providers.abstractions.errors import UnsupportedOptionError
 from providers.abstractions.event_names import REQUEST_EXTRA_KEY_IGNORED
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatRole
 from providers.abstractions.openai_format import json_text, unencodable
+from providers.abstractions.option_policy import OptionPolicy
 from providers.abstractions.options import ChatOptions, ChatResponseFormat
 from providers.abstractions.reasoning_options import ReasoningOptions
 from providers.backends import BackendProfile
-from providers.chat_completions.stop_sequences import stops_applied_here
 
 __all__ = [
     "build_chat_request",
@@ -83,7 +81,7 @@ def build_chat_request(
     set_if_given(body, "top_p", options.top_p)
     set_if_given(body, "top_k", options.top_k)
     set_if_given(body, profile.max_tokens_field, options.max_output_tokens)
-    if options.stop_sequences and not stops_applied_here(options, profile, family):
+    if options.stop_sequences and _stop_is_sent(options, profile, family):
         body["stop"] = list(options.stop_sequences)
     set_if_given(body, "seed", options.seed)
     set_if_given(body, "frequency_penalty", options.frequency_penalty)
@@ -98,10 +96,8 @@ def build_chat_request(
         # and without tools there is nothing to choose from.
         body["tool_choice"] = options.tool_mode.to_openai()
     extras: Mapping[str, Any] = options.additional_properties
-    if wants_plan(options):
+    if may_constrain(options):
         extras = _constrain(body, options, profile, policy)
-    elif options.response_format is not None:
-        body.update(response_format_fields(options.response_format, profile))
     if dropped_keys:
         for key in dropped_keys:  # (before the caller's keys: a caller's own stays)
             body.pop(key, None)
@@ -118,12 +114,36 @@ def build_chat_request(
     return body
 
 
+def _stop_is_sent(options: ChatOptions, profile: BackendProfile, family: str | None) -> bool:
+    """Unless the client applies the stop sequences itself (``stop_sequences``)."""
+    # deferred: the stop stage's module, for requests with stop sequences only
+    from providers.chat_completions.stop_sequences import stops_applied_here
+
+    return not stops_applied_here(options, profile, family)
+
+
+def may_constrain(options: ChatOptions) -> bool:
+    """Could ``options`` carry a constraint (a response format, or extra keys that may name
+    one)? The cheap test before the constraint tables are loaded; they decide."""
+    return options.response_format is not None or bool(options.additional_properties)
+
+
 def _constrain(
     body: dict[str, Any], options: ChatOptions, profile: BackendProfile, policy: OptionPolicy
 ) -> Mapping[str, Any]:
     """The request's constraint in the row's keys (``capabilities.constraint_mapping``): each
     refusal settled with the client's policy first (under ``raise`` nothing is sent), then the
     format written; returns the extras left to merge (``guided_*`` translated away)."""
+    # deferred: the constraint tables (~0.6 ms of cold import), for requests that name one
+    from capabilities.constraint_mapping import merge_fields, plan_constraints, wants_plan
+
+    # deferred: the verdicts' logging, for a request with an option to settle only
+    from capabilities.option_verdicts import settle
+
+    if not wants_plan(options):
+        if options.response_format is not None:
+            body.update(response_format_fields(options.response_format, profile))
+        return options.additional_properties
     plan = plan_constraints(options, profile)
     for error in plan.refusals:
         settle(error, policy)
@@ -150,6 +170,9 @@ def reasoning_body(
     put in ``additional_properties`` keeps its own entries, and a key the caller set whole
     (``reasoning_effort``, ``include_reasoning``) stays as set. A refusal is settled with
     ``policy``: raised, or the request goes without the option. Shared by both builders."""
+    # deferred: the verdicts' logging, for a request with an option to settle only
+    from capabilities.option_verdicts import settle
+
     # deferred: the reasoning tables (~1 ms of cold import), for requests that ask only
     from capabilities.reasoning_mapping import reasoning_fields
 

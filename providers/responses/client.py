@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from capabilities.option_verdicts import OptionPolicy
 from providers.abstractions.chat_client import ChatInput
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.errors import InvalidRequestError
@@ -30,6 +29,7 @@ from providers.abstractions.event_names import RESPONSES_STORE_UNAVAILABLE
 from providers.abstractions.limits import Limits
 from providers.abstractions.logs import get_logger
 from providers.abstractions.messages import ChatMessage
+from providers.abstractions.option_policy import OptionPolicy
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.records import value_class
 from providers.abstractions.update_runs import response_updates, singles, updates_of

@@ -38,15 +38,10 @@ from providers.chat_completions.http_client_base import (
     url_for_errors,
 )
 from providers.chat_completions.normalize import ChunkNormalizer
-from providers.chat_completions.option_enforcement import (
-    enforce_response,
-    enforce_runs,
-    enforcement_for,
-)
 from providers.chat_completions.output_bound import check_response
 from providers.chat_completions.preparation import RequestPreparation
 from providers.chat_completions.refused_keys import DroppedKeys, usage_note
-from providers.chat_completions.request import build_chat_request
+from providers.chat_completions.request import asks_for_enforcement, build_chat_request
 from providers.chat_completions.stream_state import StreamState, drain, whole_answer
 from providers.text_tool_calls import offered_tool_names
 from providers.transport.answer_shape import EVENT_STREAM, json_instead_of_events
@@ -224,6 +219,11 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         result.raw = payload
         result.additional_properties[TRANSPORT_TIMESTAMPS] = stamps
         check_response(result, self.limits.max_output_bytes, backend)
+        if not asks_for_enforcement(options):
+            return result
+        # deferred: the enforcement planner and its stages, for requests that ask for them
+        from providers.chat_completions.option_enforcement import enforce_response, enforcement_for
+
         plan = enforcement_for(options, self.profile, family=self.request_family(options))
         return result if plan is None else enforce_response(result, plan)
 
@@ -239,6 +239,11 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         """The server's runs (``_wire_runs``), through what the options need enforced here
         (``option_enforcement``); the runs themselves when they need nothing."""
         runs = self._wire_runs(messages, options)
+        if not asks_for_enforcement(options):
+            return runs
+        # deferred: the enforcement planner and its stages, for requests that ask for them
+        from providers.chat_completions.option_enforcement import enforce_runs, enforcement_for
+
         plan = enforcement_for(options, self.profile, family=self.request_family(options))
         return runs if plan is None else enforce_runs(runs, plan)
 

@@ -29,6 +29,7 @@ from providers.abstractions.reasoning_options import ReasoningOptions
 from providers.backends import BackendProfile
 
 __all__ = [
+    "asks_for_enforcement",
     "build_chat_request",
     "check_encodable",
     "json_text",
@@ -120,6 +121,20 @@ def _stop_is_sent(options: ChatOptions, profile: BackendProfile, family: str | N
     from providers.chat_completions.stop_sequences import stops_applied_here
 
     return not stops_applied_here(options, profile, family)
+
+
+def asks_for_enforcement(options: ChatOptions | None) -> bool:
+    """Could ``options`` need anything applied or checked on the answer
+    (``option_enforcement``)? The cheap test every request makes before that module loads."""
+    if options is None:
+        return False
+    reasoning = options.reasoning
+    return (
+        options.allow_multiple_tool_calls is False
+        or bool(options.stop_sequences)
+        or may_constrain(options)
+        or (reasoning is not None and reasoning.output is not None)
+    )
 
 
 def may_constrain(options: ChatOptions) -> bool:

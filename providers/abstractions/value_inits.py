@@ -48,10 +48,6 @@ def _Endpoint_7bded4be(_set, _d_username, _d_password):
     def __init__(self, api_base, server_root, username=_d_username, password=_d_password):
         _set(self, 'api_base', api_base); _set(self, 'server_root', server_root); _set(self, 'username', username); _set(self, 'password', password)
     return __init__
-def _Enforcement_f1bba833(_set, _d_response_format, _d_single_tool_call, _d_stop_sequences, _d_drop_reasoning):
-    def __init__(self, backend, response_format=_d_response_format, single_tool_call=_d_single_tool_call, stop_sequences=_d_stop_sequences, drop_reasoning=_d_drop_reasoning):
-        _set(self, 'backend', backend); _set(self, 'response_format', response_format); _set(self, 'single_tool_call', single_tool_call); _set(self, 'stop_sequences', stop_sequences); _set(self, 'drop_reasoning', drop_reasoning)
-    return __init__
 def _ErrorContent_5df0abfb(_d_code, _d_raw, _d_additional_properties):
     def __init__(self, message, code=_d_code, *, raw=_d_raw, additional_properties=_d_additional_properties):
         self.message = message; self.code = code; self.raw = raw; self.additional_properties = additional_properties

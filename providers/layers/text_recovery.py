@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import suppress
+from typing import TYPE_CHECKING
 
 from providers.abstractions.chat_client import ChatClient, ChatInput
 from providers.abstractions.chat_response import (
@@ -43,13 +44,11 @@ from providers.abstractions.limits import DEFAULT_LIMITS, Limits
 from providers.abstractions.open_values import ChatFinishReason
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.reasoning_options import ReasoningOutput
+
+if TYPE_CHECKING:
+    from providers.chat_completions.option_enforcement import Enforcement
 from providers.abstractions.response_update import TextKind
 from providers.abstractions.update_runs import UpdateRuns, close_stream, runs_of, updates_of
-from providers.chat_completions.option_enforcement import Enforcement
-from providers.chat_completions.reasoning_output import (
-    drop_reasoning_response,
-    drop_reasoning_runs,
-)
 from providers.layers.choice_recovery import AUTO, OFF, ChoiceRecovery, LimitPassed
 from providers.text_tool_calls import offered_tools
 
@@ -99,7 +98,12 @@ class TextRecoveryChatClient(DelegatingChatClient):
             self._recover_partial(exc, options)
             raise
         recovered = self._recover(response, options)
-        return drop_reasoning_response(recovered, _NO_PLAN) if _drops(options) else recovered
+        if not _drops(options):
+            return recovered
+        # deferred: the reasoning-output stage, for requests that ask for no reasoning only
+        from providers.chat_completions.reasoning_output import drop_reasoning_response
+
+        return drop_reasoning_response(recovered, _no_plan())
 
     def _recover(
         self, response: ChatResponse, options: ChatOptions | None, *, broken: bool = False
@@ -149,7 +153,12 @@ class TextRecoveryChatClient(DelegatingChatClient):
         if self._passthrough:
             return runs_of(self.inner, messages, options)
         runs = self._recovering(messages, options)
-        return drop_reasoning_runs(runs, _NO_PLAN) if _drops(options) else runs
+        if not _drops(options):
+            return runs
+        # deferred: the reasoning-output stage, for requests that ask for no reasoning only
+        from providers.chat_completions.reasoning_output import drop_reasoning_runs
+
+        return drop_reasoning_runs(runs, _no_plan())
 
     async def _recovering(self, messages: ChatInput, options: ChatOptions | None) -> UpdateRuns:
         """The inner runs with their updates edited in place as they pass, then what the
@@ -182,7 +191,12 @@ def _drops(options: ChatOptions | None) -> bool:
     return reasoning is not None and reasoning.output == ReasoningOutput.NONE
 
 
-_NO_PLAN = Enforcement("text recovery", drop_reasoning=True)
+def _no_plan() -> Enforcement:
+    """The plan the reasoning-output stage reads: drop, on behalf of this layer."""
+    # deferred: the enforcement planner, for requests that ask for no reasoning only
+    from providers.chat_completions.option_enforcement import Enforcement
+
+    return Enforcement("text recovery", drop_reasoning=True)
 
 
 _TEXT_RUN = 256

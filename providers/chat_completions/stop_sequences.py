@@ -62,26 +62,25 @@ def stops_applied_here(
     stops = options.stop_sequences
     if not stops or not profile.stop_in_reasoning:
         return ()
-    reasoning = options.reasoning
-    if reasoning is not None and reasoning.effort == ReasoningEffort.NONE:
-        return ()
-    if not _may_think(family, options.model_id):
+    effort = options.reasoning.effort if options.reasoning is not None else None
+    if effort == ReasoningEffort.NONE or not _may_think(family, options.model_id, effort):
         return ()
     return tuple(stop for stop in stops if stop)
 
 
-def _may_think(family: str | None, model_id: str | None) -> bool:
-    """Is the family (named, or read from the model id) known to think? Unknown: no."""
-    if family is None and model_id is None:
-        return False
-    # the family table compiles its patterns on import: only requests with stop sequences read it
-    # deferred: cold start (above)
-    from capabilities.family_table import FAMILIES, family_for
+def _may_think(family: str | None, model_id: str | None, effort: ReasoningEffort | None) -> bool:
+    """May this request's model think (the family's row in the reasoning table, named or read
+    from the model id)? A switchable family thinks by its template's default unless an effort
+    was asked; an unknown family: no, and ``stop`` is sent as usual."""
+    # deferred: the reasoning table, for requests with stop sequences only (cold start)
+    from capabilities.reasoning_families import reasoning_family_for, reasoning_family_named
 
-    row = next((row for row in FAMILIES if row.family == family), None)
-    if row is None:
-        row = family_for((family, model_id))
-    return row is not None and row.supports_reasoning is True
+    row = reasoning_family_named(family) or reasoning_family_for(model_id)
+    if row is None or row.mode == "never":
+        return False
+    if row.mode == "switch":
+        return effort is not None or row.thinks_by_default
+    return True
 
 
 class StopMatcher:

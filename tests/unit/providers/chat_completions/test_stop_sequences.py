@@ -57,6 +57,10 @@ STOPS = ChatOptions(stop_sequences=["END", "\n\nUser:"])
         ("qwen3-instruct-2507", None, "vllm", None, False),  # never thinks
         ("llama-3", None, "vllm", None, False),
         (None, None, "vllm", None, False),  # family unknown: sent as before
+        ("glm", None, "vllm", None, True),  # thinks unless switched off
+        ("granite", None, "vllm", None, False),  # thinks only when switched on
+        ("granite", None, "vllm", ReasoningEffort.LOW, True),
+        (None, "zai-org/GLM-4.6", "sglang", None, True),  # read from the model id
         ("qwen3", None, "openai", None, False),  # reasoning never comes back as text there
     ],
 )

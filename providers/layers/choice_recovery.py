@@ -28,6 +28,7 @@ from providers.abstractions.contents import (
     TextReasoningContent,
 )
 from providers.abstractions.errors import ResponseTooLargeError
+from providers.abstractions.limits import DEFAULT_LIMITS
 from providers.abstractions.options import ToolDeclaration
 from providers.abstractions.response_update import TextKind
 from providers.layers.block_whitespace import BlockWhitespace
@@ -69,6 +70,7 @@ class ChoiceRecovery:
         "_in_block",
         "_line_start",
         "_max_calls",
+        "_max_depth",
         "_max_held",
         "_plain",
         "_reasoning",
@@ -90,17 +92,17 @@ class ChoiceRecovery:
         *,
         max_held_bytes: int | None = None,
         max_calls: int | None = None,
+        max_json_depth: int = DEFAULT_LIMITS.max_json_depth,
     ) -> None:
-        # The parsers and the edges stage are made when first needed (``_start``): most answers
-        # hold no marker at all, and many streams at once should not each hold three idle
-        # parsers. Until then the guards are those of fresh parsers, which depend on the modes
-        # only. ``tools``: those the request offered; none (or an empty list) means no call is
-        # recovered at all.
+        # Parsers and the edges stage are made when first needed (``_start``): most answers hold
+        # no marker, and many streams should not each hold idle parsers; until then the guards
+        # are a fresh parser's. ``tools``: those offered; none means no call is recovered.
         self._calls_end = bool(tools)
         if not tools:
             tools_mode = OFF
         self._max_held = max_held_bytes
         self._max_calls = max_calls
+        self._max_depth = max_json_depth
         self._call_count = 0
         self._reasoning_mode = reasoning_mode
         self._tools_mode = tools_mode
@@ -126,19 +128,16 @@ class ChoiceRecovery:
         """Make the parsers: a piece of text or a server field needs more than the guards."""
         self._fresh = False
         begun = not self._line_start
-        mode = self._reasoning_mode
-        self._reasoning = (
-            None if mode == OFF else ReasoningParser(mode, calls_end_reasoning=self._calls_end)
-        )
-        mode = self._tools_mode
-        # The tool-call parser's formats cost about 10 ms of a first request's cold start
-        # (-X importtime), and only a request that offers tools needs them.
-        # deferred: only with tools offered (cold start, above)
+        mode, ends = self._reasoning_mode, self._calls_end
+        self._reasoning = None if mode == OFF else ReasoningParser(mode, calls_end_reasoning=ends)
+        mode, declared, depth = self._tools_mode, self._tool_declarations, self._max_depth
+        # deferred: the tool-call formats, ~10 ms of a first request (-X importtime), for tools
         from providers.text_tool_calls import TextToolCallParser
 
-        self._tools = None if mode == OFF else TextToolCallParser(mode, self._tool_declarations)
-        if self._tools is not None and begun:
-            self._tools.line_begun()  # (the fast path passed the first line's start)
+        parser = None if mode == OFF else TextToolCallParser(mode, declared, max_json_depth=depth)
+        if parser is not None and begun:
+            parser.line_begun()  # (the fast path passed the first line's start)
+        self._tools = parser
         self._tool_declarations = None
         self._make_edges()
 

@@ -87,6 +87,7 @@ class TextRecoveryChatClient(DelegatingChatClient):
             self.block_whitespace,
             max_held_bytes=limits.max_held_text_bytes if stream else None,
             max_calls=limits.max_tool_calls,
+            max_json_depth=limits.max_json_depth,
         )
 
     async def get_response(

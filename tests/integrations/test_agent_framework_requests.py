@@ -11,20 +11,19 @@ import inspect
 import json
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from providers import ReasoningEffort, ReasoningOptions, ReasoningOutput, create_chat_client
 from providers.layers.session_affinity import SessionAffinity
-from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
-from providers.replay.transcripts import Transcript
-from tests.integrations.exchanges import BY_ID, Exchange, Weather, require
+from providers.replay.server import ReplayServer
+from tests.integrations.agent_framework_support import STREAMED, Heard, run
+from tests.integrations.exchanges import BY_ID, Weather, require
 
 require("agent_framework", "agent-framework")
 
-from agent_framework import AgentResponse, AgentSession  # noqa: E402
+from agent_framework import AgentSession  # noqa: E402
 from agent_framework.exceptions import ChatClientInvalidRequestException  # noqa: E402
 
 from providers.integrations.agent_framework import OaicompatChatClient  # noqa: E402
@@ -34,38 +33,10 @@ TEXT = "vllm/captured--plain--nonstream-text"
 TEXT_STREAM = "vllm/captured--plain--stream-text"
 
 
-@dataclass
-class Heard(Exchange):
-    """An ``Exchange`` that also keeps each request's headers (names in lower case)."""
-
-    headers: list[dict[str, str]] = field(default_factory=list)
-
-    def answer(self, request: ReceivedRequest) -> RecordedReply:
-        self.headers.append(dict(request.headers))
-        return super().answer(request)
-
-
 def chat(server: ReplayServer, **kwargs: Any) -> OaicompatChatClient[Any]:
     return OaicompatChatClient(
         create_chat_client(server.base_url, backend="vllm", telemetry=False, retry=None, **kwargs)
     )
-
-
-async def run(agent: Any, streamed: bool, *args: Any, **kwargs: Any) -> AgentResponse[Any]:
-    if not streamed:
-        response: AgentResponse[Any] = await agent.run(*args, **kwargs)
-        return response
-    stream = agent.run(*args, stream=True, **kwargs)
-    [_ async for _ in stream]
-    final: AgentResponse[Any] = await stream.get_final_response()
-    return final
-
-
-def replies(streamed: bool, *ids: str) -> list[Transcript]:
-    return [BY_ID[i.format(mode="stream" if streamed else "nonstream")] for i in ids]
-
-
-STREAMED = pytest.mark.parametrize("streamed", [False, True], ids=["run", "run-stream"])
 
 
 @STREAMED

@@ -11,6 +11,7 @@ import inspect
 import json
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -19,11 +20,11 @@ from providers import ReasoningEffort, ReasoningOptions, ReasoningOutput, create
 from providers.layers.session_affinity import SessionAffinity
 from providers.replay.server import ReplayServer
 from tests.integrations.agent_framework_support import STREAMED, Heard, run
-from tests.integrations.exchanges import BY_ID, Weather, require
+from tests.integrations.exchanges import BY_ID, SCENARIOS, Weather, require
 
 require("agent_framework", "agent-framework")
 
-from agent_framework import AgentSession  # noqa: E402
+from agent_framework import AgentSession, ChatContext, chat_middleware  # noqa: E402
 from agent_framework.exceptions import ChatClientInvalidRequestException  # noqa: E402
 
 from providers.integrations.agent_framework import OaicompatChatClient  # noqa: E402
@@ -228,3 +229,35 @@ def test_without_the_framework_the_error_names_the_extra() -> None:
     )
     assert "ModuleNotFoundError agent_framework |" in done.stdout
     assert "pip install 'oaicompat[agent-framework]'" in done.stdout
+
+
+@pytest.mark.parametrize("key", ["timeout", "extra_query"])
+def test_the_sdks_own_request_arguments_are_refused_not_sent_as_body_keys(key: str) -> None:
+    with pytest.raises(ChatClientInvalidRequestException, match=key):
+        to_chat_options({key: {"a": "b"}})
+
+
+@STREAMED
+async def test_a_chat_middleware_sees_each_model_call_as_with_the_stock_client(
+    streamed: bool,
+) -> None:
+    """The stock OpenAI clients put the function-invocation layer outside the chat middleware:
+    a tool run's two model calls are two middleware calls (one, when the middleware wrapped the
+    whole loop)."""
+    seen: list[int] = []
+
+    @chat_middleware
+    async def count(context: ChatContext, call_next: Callable[[], Awaitable[None]]) -> None:
+        seen.append(len(context.messages))
+        await call_next()
+
+    scenario = SCENARIOS[0] if streamed else SCENARIOS[1]
+    exchange = Heard([scenario.first, scenario.second])
+    async with ReplayServer(exchange.answer) as server:
+        client = OaicompatChatClient(
+            create_chat_client(server.base_url, backend="vllm", telemetry=False),
+            middleware=[count],
+        )
+        await run(client.as_agent(tools=[Weather().get_weather]), streamed, "Weather in Paris?")
+    assert len(exchange.bodies) == 2
+    assert seen == [1, 3]

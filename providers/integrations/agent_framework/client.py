@@ -1,10 +1,12 @@
 """``OaicompatChatClient``: an oaicompat ``ChatClient`` as a Microsoft Agent Framework chat client.
 
-Agent Framework builds its public clients from layers over a raw client: chat middleware
-outermost, then function invocation (the tool loop), then telemetry (OpenTelemetry spans), then
-the client that talks to the service. This class is that stack with the oaicompat pipeline as
-the service, so an ``Agent`` gets the framework's tool loop, middleware and telemetry on top of
-what the pipeline recovers (reasoning from tags, llama.cpp's calls left in the text).
+Agent Framework builds its public clients from layers over a raw client: function invocation
+(the tool loop) outermost, then chat middleware (once per model call), then telemetry
+(OpenTelemetry spans), then the client that talks to the service; the stock OpenAI clients stack
+them in that order, so a chat middleware sees each request of a tool loop and the tools see the
+run's session. This class is that stack with the oaicompat pipeline as the service, so an
+``Agent`` gets the framework's tool loop, middleware and telemetry on top of what the pipeline
+recovers (reasoning from tags, llama.cpp's calls left in the text).
 """
 
 from __future__ import annotations
@@ -83,8 +85,8 @@ OptionsT = TypeVar("OptionsT", bound=Mapping[str, Any], default=OaicompatChatOpt
 
 
 class OaicompatChatClient(  # type: ignore[misc, unused-ignore]
-    ChatMiddlewareLayer[OptionsT],
     FunctionInvocationLayer[OptionsT],
+    ChatMiddlewareLayer[OptionsT],
     ChatTelemetryLayer[OptionsT],
     BaseChatClient[OptionsT],
     Generic[OptionsT],

@@ -57,6 +57,12 @@ _HANDLED = frozenset(
         "reasoning",
     }
 )
+_SDK_ONLY = {
+    "timeout": "timeout is not a request option here: set Timeouts on the oaicompat client",
+    "extra_query": "extra_query is not supported: OaicompatChatClient sends no query parameters",
+}
+"""The OpenAI SDK's own request arguments, which the stock client passes through and which
+would otherwise land in the body as keys no server reads."""
 _NOT_SENT = frozenset({"instructions", "metadata", "store", "tools"})
 """Options that are the framework's business (instructions become a system message here)."""
 _EFFORTS = {
@@ -83,6 +89,9 @@ def to_chat_options(
     ``user`` and keys no field holds become extra body keys. ``headers`` (the call's
     ``extra_headers`` keyword) go over the option's; ``conversation_id`` (the run's session) is
     the routing key unless the options name one."""
+    for key in _SDK_ONLY:
+        if options.get(key) is not None:
+            raise ChatClientInvalidRequestException(_SDK_ONLY[key])
     fields: dict[str, Any] = {}
     extras: dict[str, Any] = dict(options.get("extra_body") or {})
     for key, value in options.items():

@@ -89,9 +89,9 @@ def to_chat_options(
     ``user`` and keys no field holds become extra body keys. ``headers`` (the call's
     ``extra_headers`` keyword) go over the option's; ``conversation_id`` (the run's session) is
     the routing key unless the options name one."""
-    for key in _SDK_ONLY:
+    for key, refusal in _SDK_ONLY.items():
         if options.get(key) is not None:
-            raise ChatClientInvalidRequestException(_SDK_ONLY[key])
+            raise ChatClientInvalidRequestException(refusal)
     fields: dict[str, Any] = {}
     extras: dict[str, Any] = dict(options.get("extra_body") or {})
     for key, value in options.items():

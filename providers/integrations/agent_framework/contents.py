@@ -1,4 +1,4 @@
-"""Agent Framework's messages, options and errors ↔ oaicompat's, one content to one content.
+"""Agent Framework's messages, contents and errors ↔ oaicompat's, one content to one content.
 
 Agent Framework has one ``Content`` class with a ``type`` tag where oaicompat has a class per
 kind; the pairs are ``text`` ↔ ``TextContent``, ``text_reasoning`` ↔ ``TextReasoningContent``,
@@ -9,27 +9,14 @@ kind; the pairs are ``text`` ↔ ``TextContent``, ``text_reasoning`` ↔ ``TextR
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any, cast
-
-from agent_framework import Content, FunctionTool, Message
-from agent_framework import UsageDetails as FrameworkUsage
-from agent_framework.exceptions import (
-    ChatClientException,
-    ChatClientInvalidAuthException,
-    ChatClientInvalidRequestException,
-    ChatClientInvalidResponseException,
-)
-from pydantic import BaseModel
+from collections.abc import Collection, Sequence
+from typing import cast
 
 from providers.abstractions import (
     AIContent,
     AuthenticationError,
     ChatMessage,
-    ChatOptions,
-    ChatResponseFormat,
     ChatRole,
-    ChatToolMode,
     ContextLengthExceededError,
     FunctionCallContent,
     FunctionResultContent,
@@ -43,27 +30,28 @@ from providers.abstractions import (
     UsageContent,
     UsageDetails,
 )
+from providers.integrations._extras import missing_extra
+
+try:
+    from agent_framework import Content, Message
+    from agent_framework import UsageDetails as FrameworkUsage
+    from agent_framework.exceptions import (
+        ChatClientException,
+        ChatClientInvalidAuthException,
+        ChatClientInvalidRequestException,
+        ChatClientInvalidResponseException,
+    )
+except ModuleNotFoundError as error:  # pragma: no cover - exercised in a subprocess
+    raise missing_extra(
+        error, "providers.integrations.agent_framework", "agent-framework"
+    ) from error
 
 __all__ = [
     "to_chat_messages",
-    "to_chat_options",
     "to_framework_contents",
     "to_framework_error",
     "to_framework_usage",
 ]
-
-_OPTION_FIELDS = {
-    "model": "model_id",
-    "temperature": "temperature",
-    "top_p": "top_p",
-    "max_tokens": "max_output_tokens",
-    "seed": "seed",
-    "frequency_penalty": "frequency_penalty",
-    "presence_penalty": "presence_penalty",
-    "allow_multiple_tool_calls": "allow_multiple_tool_calls",
-}
-_NOT_SENT = frozenset({"instructions", "metadata", "store", "conversation_id", "tools"})
-"""Options that are the framework's business (instructions become a system message here)."""
 
 
 def to_chat_messages(messages: Sequence[Message], instructions: str | None) -> list[ChatMessage]:
@@ -95,9 +83,15 @@ def _to_chat_content(content: Content) -> AIContent | None:
     return None
 
 
-def to_framework_contents(contents: Sequence[AIContent]) -> list[Content]:
+def to_framework_contents(
+    contents: Sequence[AIContent], offered: Collection[str] = ()
+) -> list[Content]:
     """The response's contents. A call the server sent broken (``error`` set) is kept for the
-    record but marked ``informational_only``, so the function-invocation layer never runs it."""
+    record but marked ``informational_only``, so the function-invocation layer never runs it;
+    except a call naming a tool the request did not offer (not in ``offered``): that one goes
+    to the layer as it is, which has no tool of that name and so answers the model with the
+    framework's own "function not found" result, as it does for the stock client. Nothing
+    runs, and the model gets a turn to answer (never an empty run without an error)."""
     out: list[Content] = []
     for content in contents:
         if isinstance(content, TextReasoningContent):
@@ -105,6 +99,7 @@ def to_framework_contents(contents: Sequence[AIContent]) -> list[Content]:
         elif isinstance(content, TextContent):
             out.append(Content.from_text(content.text))
         elif isinstance(content, FunctionCallContent):
+            unoffered = content.error is not None and content.name not in offered
             out.append(
                 Content.from_function_call(
                     content.call_id,
@@ -112,7 +107,7 @@ def to_framework_contents(contents: Sequence[AIContent]) -> list[Content]:
                     # The exact text the server sent, so history replays the same bytes.
                     arguments=content.raw_arguments or content.arguments,
                     exception=content.error,
-                    informational_only=content.error is not None,
+                    informational_only=content.error is not None and not unoffered,
                 )
             )
         elif isinstance(content, UsageContent):
@@ -130,58 +125,6 @@ def to_framework_usage(usage: UsageDetails) -> FrameworkUsage:
         "reasoning_output_token_count": usage.reasoning_token_count,
     }
     return cast(FrameworkUsage, {k: v for k, v in counts.items() if v is not None})
-
-
-def to_chat_options(options: Mapping[str, Any]) -> ChatOptions:
-    """Agent Framework's options TypedDict as ``ChatOptions``. ``extra_body`` (this client's
-    own option), ``logit_bias``, ``user`` and keys no field holds become extra body keys."""
-    fields: dict[str, Any] = {}
-    extras: dict[str, Any] = dict(options.get("extra_body") or {})
-    for key, value in options.items():
-        if value is None or key in _NOT_SENT or key == "extra_body":
-            continue
-        if key in _OPTION_FIELDS:
-            fields[_OPTION_FIELDS[key]] = value
-        elif key == "stop":
-            fields["stop_sequences"] = [value] if isinstance(value, str) else list(value)
-        elif key == "tool_choice":
-            fields["tool_mode"] = _tool_mode(value)
-        elif key == "response_format":
-            fields["response_format"] = _response_format(value)
-        else:
-            extras[key] = value
-    tools = [_declaration(tool) for tool in options.get("tools") or ()]
-    return ChatOptions(**fields, tools=tools or None, additional_properties=extras)
-
-
-def _declaration(tool: Any) -> Mapping[str, Any]:
-    if isinstance(tool, FunctionTool):
-        spec: dict[str, Any] = tool.to_json_schema_spec()
-        return spec
-    if isinstance(tool, Mapping):
-        return tool
-    raise ChatClientInvalidRequestException(
-        f"OaicompatChatClient sends function tools only, not {type(tool).__name__}"
-    )
-
-
-def _tool_mode(choice: Any) -> ChatToolMode:
-    if isinstance(choice, str):
-        return ChatToolMode(choice)
-    if choice.get("required_function_name"):
-        return ChatToolMode.require(choice["required_function_name"])
-    return ChatToolMode(choice.get("mode", "auto"))
-
-
-def _response_format(value: Any) -> ChatResponseFormat:
-    """A pydantic type becomes its JSON Schema (the framework parses the answer into it); a
-    mapping is taken as an OpenAI ``response_format`` object."""
-    if isinstance(value, type) and issubclass(value, BaseModel):
-        return ChatResponseFormat.json_schema(value.model_json_schema(), value.__name__)
-    if value.get("type") == "json_schema":
-        inner = value["json_schema"]
-        return ChatResponseFormat.json_schema(inner["schema"], inner.get("name", "response"))
-    return ChatResponseFormat(value["type"])
 
 
 def to_framework_error(error: ProviderError) -> ChatClientException:

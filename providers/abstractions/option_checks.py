@@ -5,6 +5,11 @@ accepts are passed in, so this module imports nothing of ``options`` and no cycl
 cost is a few ``isinstance`` calls per construction (and per ``dataclasses.replace``), plus one
 per stop sequence and tool: about 2 µs on empty options, which take some 8 µs to build, and
 nothing on the streaming path builds options.
+
+One thing is more than a check: a plain Python function given as a tool is made an
+``AIFunction`` here (issue 34), the one place every path that takes tools goes through. That
+needs ``functions`` (and pydantic), imported on first use; ``functions`` builds on
+``tool_declaration``, not ``options``, so no cycle forms either.
 """
 
 from __future__ import annotations

@@ -61,6 +61,11 @@ if _TYPE_CHECKING:
     from providers.abstractions.services import ChatClientMetadata as ChatClientMetadata
     from providers.abstractions.structured_output import StructuredResponse as StructuredResponse
     from providers.abstractions.structured_output import get_response_as as get_response_as
+    from providers.abstractions.structured_stream import StructuredStream as StructuredStream
+    from providers.abstractions.structured_stream import StructuredUpdate as StructuredUpdate
+    from providers.abstractions.structured_stream import (
+        get_streaming_response_as as get_streaming_response_as,
+    )
     from providers.abstractions.sync_client import SyncChatClient as SyncChatClient
     from providers.backends import BackendProfile as BackendProfile
     from providers.backends import profile_for as profile_for
@@ -110,6 +115,11 @@ _lazy_exports(
         ".abstractions.services": ("ChatClientMetadata",),
         # pydantic, ~65 ms of cold import, for structured output only
         ".abstractions.structured_output": ("StructuredResponse", "get_response_as"),
+        ".abstractions.structured_stream": (
+            "StructuredStream",
+            "StructuredUpdate",
+            "get_streaming_response_as",
+        ),
         ".abstractions.sync_client": ("SyncChatClient",),
         ".backends": ("BackendProfile", "profile_for"),
         ".builder": ("ChatClientBuilder",),

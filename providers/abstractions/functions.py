@@ -15,6 +15,7 @@ A plain ``ToolDeclaration`` next to it stays a declaration: the caller answers t
         \"\"\"
 
     options = ChatOptions(tools=[AIFunction.from_callable(get_weather)])
+    options = ChatOptions(tools=[get_weather])  # the same: the options make it one
 
 The name is the function's, the description the docstring's summary, and the schema comes from
 the annotations through pydantic, parameter descriptions from the docstring's ``Args:`` (or
@@ -33,8 +34,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from providers.abstractions.options import ToolDeclaration
 from providers.abstractions.records import value_class
+from providers.abstractions.tool_declaration import ToolDeclaration
 
 if TYPE_CHECKING:
     from providers.abstractions.signature import ArgumentsBinding

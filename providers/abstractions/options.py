@@ -20,13 +20,14 @@ from dataclasses import field
 from typing import Any, ClassVar
 
 from providers.abstractions.open_values import OpenValue
-from providers.abstractions.option_checks import check_chat_options
+from providers.abstractions.option_checks import check_chat_options, tool_of_callable
 from providers.abstractions.reasoning_options import (
     ReasoningEffort,
     ReasoningOptions,
 )
 from providers.abstractions.records import value_class
 from providers.abstractions.response_format import ChatResponseFormat
+from providers.abstractions.tool_declaration import ToolDeclaration
 
 __all__ = [
     "ChatOptions",
@@ -34,31 +35,6 @@ __all__ = [
     "ChatToolMode",
     "ToolDeclaration",
 ]
-
-
-@value_class(frozen=True)
-class ToolDeclaration:
-    """A function the model may call: its name, purpose, and a JSON Schema for its arguments."""
-
-    name: str
-    description: str | None = None
-    parameters: Mapping[str, Any] | None = None
-
-    def to_openai(self) -> dict[str, Any]:
-        function: dict[str, Any] = {"name": self.name}
-        if self.description:
-            function["description"] = self.description
-        # An absent schema is sent as an empty object schema: some templates index `parameters`.
-        function["parameters"] = (
-            dict(self.parameters) if self.parameters else {"type": "object", "properties": {}}
-        )
-        return {"type": "function", "function": function}
-
-    @classmethod
-    def from_openai(cls, tool: Mapping[str, Any]) -> ToolDeclaration:
-        """Accept an OpenAI-style ``{"type": "function", "function": {...}}`` dict."""
-        function = tool.get("function", tool)
-        return cls(function["name"], function.get("description"), function.get("parameters"))
 
 
 class ChatToolMode(OpenValue):
@@ -105,7 +81,12 @@ class ChatOptions:
     seed: int | None = None
     frequency_penalty: float | None = None
     presence_penalty: float | None = None
-    tools: Sequence[ToolDeclaration | Mapping[str, Any]] | None = None
+    tools: Sequence[ToolDeclaration | Mapping[str, Any] | Callable[..., Any]] | None = None
+    """Declarations (sent; the caller answers the calls), ``AIFunction``\\ s (run by the tool
+    loop, ``FunctionInvokingChatClient``), OpenAI tool mappings, or plain Python functions:
+    a function is made an ``AIFunction`` here (``AIFunction.from_callable``), so the options
+    hold only declarations and mappings; what cannot be a tool (a lambda, a class) is a
+    ``ConfigurationTypeError`` saying how to declare one."""
     tool_mode: ChatToolMode | None = None
     allow_multiple_tool_calls: bool | None = None
     response_format: ChatResponseFormat | None = None
@@ -126,14 +107,13 @@ class ChatOptions:
     cannot honour it."""
 
     def __post_init__(self) -> None:
-        check_chat_options(self, _SINGLE_VALUES, ToolDeclaration)
+        tools = check_chat_options(self, _SINGLE_VALUES, ToolDeclaration)
+        if tools is not self.tools:  # a function became an AIFunction
+            self.tools = tools
 
     def tool_declarations(self) -> list[ToolDeclaration]:
         """The tools as declarations, whichever form they were given in."""
-        return [
-            t if isinstance(t, ToolDeclaration) else ToolDeclaration.from_openai(t)
-            for t in self.tools or ()
-        ]
+        return [_declaration(t) for t in self.tools or ()]
 
     @classmethod
     def from_openai(cls, request: Mapping[str, Any]) -> ChatOptions:
@@ -175,9 +155,7 @@ class ChatOptions:
         if self.stop_sequences is not None:
             body["stop"] = list(self.stop_sequences)
         if self.tools is not None:
-            body["tools"] = [
-                t.to_openai() if isinstance(t, ToolDeclaration) else dict(t) for t in self.tools
-            ]
+            body["tools"] = [_written(t) for t in self.tools]
         if self.tool_mode is not None:
             body["tool_choice"] = self.tool_mode.to_openai()
         if self.response_format is not None:
@@ -272,6 +250,22 @@ _EFFORTS_FROM_OPENAI = {
 }
 """OpenAI ``reasoning_effort`` words read as a ``ReasoningEffort`` (``minimal`` has no
 counterpart and stays an extra key, sent as given)."""
+
+
+def _declaration(tool: ToolDeclaration | Mapping[str, Any] | Callable[..., Any]) -> ToolDeclaration:
+    """A kept tool as a declaration. A function was made an ``AIFunction`` when the options
+    were (``__post_init__``); one set on them afterwards is made one here."""
+    if isinstance(tool, ToolDeclaration):
+        return tool
+    if isinstance(tool, Mapping):
+        return ToolDeclaration.from_openai(tool)
+    made: ToolDeclaration = tool_of_callable(tool, "ChatOptions.tools")
+    return made
+
+
+def _written(tool: ToolDeclaration | Mapping[str, Any] | Callable[..., Any]) -> dict[str, Any]:
+    """A kept tool as the request writes it: a mapping as given (it may carry ``strict``)."""
+    return dict(tool) if isinstance(tool, Mapping) else _declaration(tool).to_openai()
 
 
 def _read_tool(tool: Any) -> ToolDeclaration | Mapping[str, Any]:

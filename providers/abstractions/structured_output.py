@@ -67,6 +67,7 @@ __all__ = [
     "answer_text",
     "format_of",
     "get_response_as",
+    "read_answer",
     "read_structured",
 ]
 
@@ -119,7 +120,7 @@ async def get_response_as(
     asked = dataclasses.replace(options or ChatOptions(), response_format=response_format)
     with read_as_type(response_format):
         response = await client.get_response(messages, asked)
-    value: T = _read(plan, output_type, response)
+    value: T = read_answer(plan, output_type, response)
     return StructuredResponse(value, response)
 
 
@@ -130,7 +131,7 @@ def read_structured(
     ``ChatResponseFormat.for_type(output_type, strict=strict)``): for a caller that made the
     request itself, streamed for instance, and coalesced it with ``ChatResponse.from_updates``.
     ``strict`` is the one given to ``for_type``: only ``False`` reads in pydantic's lax mode."""
-    value: T = _read(plan_for(output_type, None, None, strict), output_type, response)
+    value: T = read_answer(plan_for(output_type, None, None, strict), output_type, response)
     return value
 
 
@@ -177,7 +178,9 @@ def _final_text(messages: list[ChatMessage]) -> str:
     return ""
 
 
-def _read(plan: TypePlan, output_type: Any, response: ChatResponse) -> Any:
+def read_answer(plan: TypePlan, output_type: Any, response: ChatResponse) -> Any:
+    """The value of ``output_type`` (read by ``plan``) in ``response``, or the
+    ``StructuredOutputError`` carrying the text and the whole response."""
     text = answer_text(response)
     label = name_of(output_type)
     if not text:

@@ -174,7 +174,7 @@ _SAMPLES: dict[str, tuple[Any, Any]] = {
     "ChatRole": (ChatRole.USER, ChatRole.ASSISTANT),
     "ChatToolMode": (ChatToolMode.AUTO, ChatToolMode.REQUIRED),
     "ChatResponseFormat": (ChatResponseFormat.TEXT, ChatResponseFormat.JSON),
-    "Sequence[ToolDeclaration | Mapping[str, Any]]": (
+    "Sequence[ToolDeclaration | Mapping[str, Any] | Callable[..., Any]]": (
         [ToolDeclaration("f")],
         [{"type": "function", "function": {"name": "g"}}],
     ),

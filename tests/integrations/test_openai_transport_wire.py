@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from contextlib import aclosing
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from providers import create_chat_client
+from providers import DelegatingChatClient, create_chat_client
 from providers.integrations.openai import OaicompatTransport
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 from tests.integrations.frameworks import require
@@ -249,3 +250,37 @@ def test_leaving_a_blocking_stream_early_hangs_up_on_the_server() -> None:
         assert server.hung_up.is_set()
         client.close()
         transport.close()
+
+
+class _RecordsClose(DelegatingChatClient):
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.closed_on: list[threading.Thread] = []
+
+    async def aclose(self) -> None:
+        self.closed_on.append(threading.current_thread())
+        await super().aclose()
+
+
+async def test_closing_an_unused_sync_transport_inside_a_running_loop_closes_the_pipeline() -> None:
+    """Issue 34 item 5: an async application that built a blocking client and closes it from a
+    coroutine, before any request; ``asyncio.run`` refused there and left the pipeline open."""
+    from providers.integrations.openai import OaicompatSyncTransport
+
+    client = _RecordsClose(pipeline("http://127.0.0.1:9"))
+    transport = OaicompatSyncTransport(client, owns_client=True)
+    transport.close()
+    assert len(client.closed_on) == 1
+    assert client.closed_on[0] is not threading.current_thread()  # on the transport's loop
+    assert not any(t.name == "oaicompat-transport" for t in threading.enumerate())
+
+
+def test_closing_an_unused_sync_transport_from_blocking_code_closes_the_pipeline() -> None:
+    from providers.integrations.openai import OaicompatSyncTransport
+
+    client = _RecordsClose(pipeline("http://127.0.0.1:9"))
+    OaicompatSyncTransport(client, owns_client=True).close()
+    borrowed = _RecordsClose(pipeline("http://127.0.0.1:9"))
+    OaicompatSyncTransport(borrowed).close()
+    assert len(client.closed_on) == 1
+    assert borrowed.closed_on == []  # not the transport's to close

@@ -27,7 +27,8 @@ SDK's user gets, per scenario:
 from __future__ import annotations
 
 import json
-from contextlib import aclosing
+from collections.abc import AsyncIterator
+from contextlib import aclosing, asynccontextmanager
 from typing import Any
 
 import pytest
@@ -50,7 +51,7 @@ openai = require("openai")
 httpx2 = require("httpx2")
 
 MESSAGES = [{"role": "user", "content": QUESTION}]
-WEATHER = {
+WEATHER: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "get_weather",
@@ -77,31 +78,39 @@ def sdk(pipeline: ChatClient, **client_options: Any) -> Any:
     )
 
 
+@asynccontextmanager
+async def connected(
+    turn: Reply, backend: str, **client_options: Any
+) -> AsyncIterator[tuple[MatrixServer, Any]]:
+    """The replay server answering with ``turn``, and an SDK client over the transport."""
+    async with MatrixServer([turn]) as server:
+        pipeline = matrix_pipeline(server, backend)
+        async with sdk(pipeline, **client_options) as client:
+            yield server, client
+
+
 async def ask(
     turn: Reply, backend: str, stream: bool, **request: Any
 ) -> tuple[dict[str, Any], MatrixServer]:
     """One request; the assistant message the SDK's user reads (a stream's deltas merged)."""
-    async with MatrixServer([turn]) as server:
-        async with sdk(matrix_pipeline(server, backend)) as client:
-            request = {"model": "any", "messages": MESSAGES, **request}
-            if not stream:
-                answer = await client.chat.completions.create(**request)
-                choice = answer.choices[0]
-                message = choice.message.model_dump(exclude_none=True)
-                return {**message, "finish_reason": choice.finish_reason}, server
-            chunks = await client.chat.completions.create(stream=True, **request)
-            merged: dict[str, Any] = {"content": "", "reasoning_content": "", "tool_calls": []}
-            async with aclosing(chunks) as events:
-                async for chunk in events:
-                    for choice in chunk.choices:
-                        delta = choice.delta.model_dump(exclude_none=True)
-                        merged["content"] += delta.get("content") or ""
-                        merged["reasoning_content"] += delta.get("reasoning_content") or ""
-                        merged["tool_calls"] += delta.get("tool_calls") or []
-                        merged["finish_reason"] = choice.finish_reason or merged.get(
-                            "finish_reason"
-                        )
-            return {k: v for k, v in merged.items() if v}, server
+    async with MatrixServer([turn]) as server, sdk(matrix_pipeline(server, backend)) as client:
+        request = {"model": "any", "messages": MESSAGES, **request}
+        if not stream:
+            answer = await client.chat.completions.create(**request)
+            choice = answer.choices[0]
+            message = choice.message.model_dump(exclude_none=True)
+            return {**message, "finish_reason": choice.finish_reason}, server
+        chunks = await client.chat.completions.create(stream=True, **request)
+        merged: dict[str, Any] = {"content": "", "reasoning_content": "", "tool_calls": []}
+        async with aclosing(chunks) as events:
+            async for chunk in events:
+                for choice in chunk.choices:
+                    delta = choice.delta.model_dump(exclude_none=True)
+                    merged["content"] += delta.get("content") or ""
+                    merged["reasoning_content"] += delta.get("reasoning_content") or ""
+                    merged["tool_calls"] += delta.get("tool_calls") or []
+                    merged["finish_reason"] = choice.finish_reason or merged.get("finish_reason")
+        return {k: v for k, v in merged.items() if v}, server
 
 
 def calls(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -158,8 +167,7 @@ async def test_think_tags(stream: bool) -> None:
 
 @MODES
 async def test_harmony(stream: bool) -> None:
-    weather = {"type": "function", "function": {**WEATHER["function"], "parameters": {}}}
-    message, _ = await ask(harmony_turn(), "vllm", stream, tools=[weather])
+    message, _ = await ask(harmony_turn(), "vllm", stream, tools=[WEATHER])
     assert message["reasoning_content"] == "Need the weather."
     assert message["content"] == "Let me check."
     assert calls(message) == [("get_weather", HARMONY_ARGUMENTS)]
@@ -188,11 +196,10 @@ async def test_structured_output(stream: bool) -> None:
     turn = "stream-json-schema" if stream else "nonstream-json-schema"
     transcript = recorded(f"llamacpp/captured--qwen25-plain--{turn}")
     if not stream:
-        async with MatrixServer([transcript]) as server:
-            async with sdk(matrix_pipeline(server, "llamacpp")) as client:
-                parsed = await client.chat.completions.parse(
-                    model="any", messages=MESSAGES, response_format=Thing
-                )
+        async with connected(transcript, "llamacpp") as (server, client):
+            parsed = await client.chat.completions.parse(
+                model="any", messages=MESSAGES, response_format=Thing
+            )
         value = parsed.choices[0].message.parsed
         assert isinstance(value, Thing) and value.n == 64
         assert server.bodies[0]["response_format"]["type"] == "json_schema"
@@ -208,15 +215,12 @@ async def test_structured_output(stream: bool) -> None:
 
 async def test_mid_stream_error() -> None:
     """Streamed only: a whole answer has no middle to break in."""
-    async with MatrixServer([recorded("vllm/reconstructed--error-midstream")]) as server:
-        async with sdk(matrix_pipeline(server, "vllm")) as client:
-            stream = await client.chat.completions.create(
-                model="any", messages=MESSAGES, stream=True
-            )
-            text: list[str] = []
-            with pytest.raises(openai.APIError) as caught:
-                async for chunk in stream:
-                    text += [c.delta.content or "" for c in chunk.choices]
+    async with connected(recorded("vllm/reconstructed--error-midstream"), "vllm") as (_, client):
+        stream = await client.chat.completions.create(model="any", messages=MESSAGES, stream=True)
+        text: list[str] = []
+        with pytest.raises(openai.APIError) as caught:
+            async for chunk in stream:
+                text += [c.delta.content or "" for c in chunk.choices]
     assert "".join(text) == "Hello!"
     assert not isinstance(caught.value, openai.APIStatusError)
     assert "Internal server error" in caught.value.message
@@ -252,15 +256,14 @@ TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 @MODES
 async def test_session_id(stream: bool) -> None:
     turn = "stream-text" if stream else "nonstream-text"
-    async with MatrixServer([recorded(f"vllm/captured--plain--{turn}")]) as server:
-        async with sdk(matrix_pipeline(server, "vllm")) as client:
-            for thread in ("thread-a", "thread-b", None):
-                extra = {"prompt_cache_key": thread} if thread else {}
-                answer = await client.chat.completions.create(
-                    model="any", messages=MESSAGES, stream=stream, **extra
-                )
-                if stream:
-                    _ = [chunk async for chunk in answer]
+    async with connected(recorded(f"vllm/captured--plain--{turn}"), "vllm") as (server, client):
+        for thread in ("thread-a", "thread-b", None):
+            extra = {"prompt_cache_key": thread} if thread else {}
+            answer = await client.chat.completions.create(
+                model="any", messages=MESSAGES, stream=stream, **extra
+            )
+            if stream:
+                _ = [chunk async for chunk in answer]
     keys = [headers["x-session-id"] for headers in server.headers]
     assert keys[:2] == ["thread-a", "thread-b"]
     assert keys[2] not in keys[:2]  # no key: the hash of the conversation's opening

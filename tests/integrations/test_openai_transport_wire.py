@@ -284,3 +284,40 @@ def test_closing_an_unused_sync_transport_from_blocking_code_closes_the_pipeline
     OaicompatSyncTransport(borrowed).close()
     assert len(client.closed_on) == 1
     assert borrowed.closed_on == []  # not the transport's to close
+
+
+@pytest.mark.parametrize("flavour", [*FLAVOURS, "sync"])
+def test_each_transport_forwards_the_callers_headers_not_the_sdks_own(flavour: str) -> None:
+    """Issue 34 item 2, on the three transports (the matrix runs httpx2)."""
+    from providers.integrations.openai import OaicompatSyncTransport
+
+    async def ask(base_url: str) -> None:
+        client = openai_client(pipeline(base_url), flavour)
+        await client.chat.completions.create(
+            model="x", messages=MESSAGES, extra_headers={"X-Session-ID": "thread-9"}
+        )
+        await client.close()
+
+    with InThread(TwoTurnServer(SCENARIOS["vllm"])) as server:
+        if flavour == "sync":
+            transport = OaicompatSyncTransport(pipeline(server.base_url), owns_client=True)
+            client = openai.OpenAI(
+                api_key="sk-the-sdks-own",
+                organization="org-the-sdks-own",
+                base_url="http://oaicompat.invalid/v1",
+                http_client=httpx.Client(transport=transport),
+            )
+            client.chat.completions.create(
+                model="x", messages=MESSAGES, extra_headers={"X-Session-ID": "thread-9"}
+            )
+            client.close()
+            transport.close()
+        else:
+            asyncio.run(ask(server.base_url))
+        (request,) = server.requests
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    assert headers["x-session-id"] == "thread-9"
+    assert headers["user-agent"].startswith("OpenAI/Python" if flavour == "sync" else "Async")
+    for name in ("authorization", "openai-organization", "x-stainless-retry-count"):
+        assert name not in headers
+    assert headers.get("accept") != "application/json"

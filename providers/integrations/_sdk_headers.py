@@ -43,11 +43,12 @@ STAYS_WITH_THE_SDK = REFUSED_REQUEST_HEADERS | frozenset(
 
 def forwarded_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str] | None:
     """The headers of the SDK's request that go on to the backend (``None``: none); a name
-    sent twice is one header of the values joined by commas, as HTTP reads it."""
+    sent twice is one header of the values joined by commas, as HTTP reads it. Values lose the
+    whitespace around them, which HTTP says is not part of a value (and h11 will not send)."""
     kept: dict[str, str] = {}
     names: dict[str, str] = {}
-    for name, value in headers:
-        lower = name.lower()
+    for name, raw in headers:
+        lower, value = name.lower(), raw.strip(" \t")
         if lower in STAYS_WITH_THE_SDK or lower.startswith(("proxy-", "x-stainless-")):
             continue
         if lower in names:

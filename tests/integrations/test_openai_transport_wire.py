@@ -286,6 +286,9 @@ def test_closing_an_unused_sync_transport_from_blocking_code_closes_the_pipeline
     assert borrowed.closed_on == []  # not the transport's to close
 
 
+HEADERS = {"X-Session-ID": "thread-9", "X-Padded": " value "}
+
+
 @pytest.mark.parametrize("flavour", [*FLAVOURS, "sync"])
 def test_each_transport_forwards_the_callers_headers_not_the_sdks_own(flavour: str) -> None:
     """Issue 34 item 2, on the three transports (the matrix runs httpx2)."""
@@ -293,9 +296,7 @@ def test_each_transport_forwards_the_callers_headers_not_the_sdks_own(flavour: s
 
     async def ask(base_url: str) -> None:
         client = openai_client(pipeline(base_url), flavour)
-        await client.chat.completions.create(
-            model="x", messages=MESSAGES, extra_headers={"X-Session-ID": "thread-9"}
-        )
+        await client.chat.completions.create(model="x", messages=MESSAGES, extra_headers=HEADERS)
         await client.close()
 
     with InThread(TwoTurnServer(SCENARIOS["vllm"])) as server:
@@ -307,9 +308,7 @@ def test_each_transport_forwards_the_callers_headers_not_the_sdks_own(flavour: s
                 base_url="http://oaicompat.invalid/v1",
                 http_client=httpx.Client(transport=transport),
             )
-            client.chat.completions.create(
-                model="x", messages=MESSAGES, extra_headers={"X-Session-ID": "thread-9"}
-            )
+            client.chat.completions.create(model="x", messages=MESSAGES, extra_headers=HEADERS)
             client.close()
             transport.close()
         else:
@@ -317,6 +316,7 @@ def test_each_transport_forwards_the_callers_headers_not_the_sdks_own(flavour: s
         (request,) = server.requests
     headers = {name.lower(): value for name, value in request.headers.items()}
     assert headers["x-session-id"] == "thread-9"
+    assert headers["x-padded"] == "value"  # HTTP's optional whitespace is not the value
     assert headers["user-agent"].startswith("OpenAI/Python" if flavour == "sync" else "Async")
     for name in ("authorization", "openai-organization", "x-stainless-retry-count"):
         assert name not in headers

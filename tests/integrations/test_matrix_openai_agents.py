@@ -18,7 +18,8 @@ replayed traffic; what the SDK's user gets, per scenario:
 * mid_stream_error: streamed only; the text before the break arrives as events, then
   ``openai.APIError``.
 * per_request_header: ``ModelSettings.extra_headers`` reach the backend (and the SDK's
-  ``User-Agent``); the SDK's ``Authorization`` and ``X-Stainless-*`` do not.
+  ``User-Agent``), ``ModelSettings.extra_body`` keys its body; the SDK's ``Authorization`` and
+  ``X-Stainless-*`` do not.
 * session_id: the run's ``session`` (or ``RunConfig.group_id``) is the conversation's routing
   key (``prompt_cache_key``, here ``X-Session-ID`` under vllm-router): two sessions that open
   with the same question are routed apart, and every turn of one keeps its key.
@@ -225,7 +226,9 @@ async def test_mid_stream_error() -> None:
 @MODES
 async def test_per_request_header(stream: bool) -> None:
     form = "stream" if stream else "nonstream"
-    settings = agents.ModelSettings(extra_headers={"X-Tenant": "acme", "X-Session-ID": "t-7"})
+    settings = agents.ModelSettings(
+        extra_headers={"X-Tenant": "acme", "X-Session-ID": "t-7"}, extra_body=NO_THINKING
+    )
     turn = recorded(f"vllm/captured--plain--{form}-text")
     _, server = await run([turn], "vllm", stream, agent_options={"model_settings": settings})
     (got,) = server.headers
@@ -233,6 +236,10 @@ async def test_per_request_header(stream: bool) -> None:
     assert got["user-agent"].startswith("Agents/Python")
     assert "authorization" not in got  # the SDK's key; the configured backend has none
     assert not [name for name in got if name.startswith("x-stainless-")]
+    assert server.bodies[0]["chat_template_kwargs"] == NO_THINKING["chat_template_kwargs"]
+
+
+NO_THINKING = {"chat_template_kwargs": {"enable_thinking": False}}
 
 
 @MODES

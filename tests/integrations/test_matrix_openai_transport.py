@@ -18,8 +18,8 @@ SDK's user gets, per scenario:
 * mid_stream_error: the text before the break arrives, then ``openai.APIError`` (not a status
   error: the 200 was sent).
 * per_request_header: ``extra_headers`` and ``default_headers`` (``X-Session-ID``, a tenant)
-  reach the backend; the SDK's ``Authorization``, ``X-Stainless-*`` and hop-by-hop headers
-  do not.
+  reach the backend, ``extra_body`` keys its body; the SDK's ``Authorization``,
+  ``X-Stainless-*`` and hop-by-hop headers do not.
 * session_id: ``prompt_cache_key`` is the conversation's routing key, so two conversations
   opening with the same message are routed apart (``X-Session-ID`` under vllm-router).
 """
@@ -237,6 +237,7 @@ async def test_per_request_header(stream: bool) -> None:
                 messages=MESSAGES,
                 stream=stream,
                 extra_headers={"X-Session-ID": "thread-7", "traceparent": TRACEPARENT},
+                extra_body={"chat_template_kwargs": {"enable_thinking": False}},
             )
             if stream:
                 _ = [chunk async for chunk in answer]
@@ -248,6 +249,7 @@ async def test_per_request_header(stream: bool) -> None:
     assert "authorization" not in got  # the SDK's key; the configured backend has none
     assert not [name for name in got if name.startswith("x-stainless-")]
     assert got.get("accept") != "application/json" or not stream
+    assert server.bodies[0]["chat_template_kwargs"] == {"enable_thinking": False}
 
 
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"

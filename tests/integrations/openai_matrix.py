@@ -50,11 +50,11 @@ class Reply:
     status: int = 200
 
     def answer(self, stream: bool) -> RecordedReply:
-        if self.status >= 400 or (stream and self.events is not None) or self.document is None:
-            body = self.events if self.events is not None else self.document
-            assert body is not None
-            kind = "text/event-stream" if body is self.events else "application/json"
-            return RecordedReply(self.status, body, {"Content-Type": kind})
+        """Events when asked for and recorded (or when they are all there is), else the
+        document."""
+        if self.events is not None and (stream or self.document is None):
+            return RecordedReply(self.status, self.events, {"Content-Type": "text/event-stream"})
+        assert self.document is not None
         return RecordedReply(self.status, self.document, {"Content-Type": "application/json"})
 
 

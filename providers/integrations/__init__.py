@@ -11,7 +11,9 @@ extra shows up as an ``ImportError`` only where that adapter is imported
 * ``providers.integrations.langchain``: ``ChatOaicompat``, a LangChain chat model;
 * ``providers.integrations.openai``: ``OaicompatTransport`` (httpx) and
   ``providers.integrations.openai_httpx2``: ``OaicompatHttpx2Transport``: the pipeline behind
-  any OpenAI-SDK client, and so behind every framework class built on one.
+  any OpenAI-SDK client, and so behind every framework class built on one;
+* ``providers.integrations.openai_agents``: ``OaicompatAgentsModel``, an OpenAI Agents SDK
+  model (the SDK's chat-completions model over the transport).
 """
 
 __all__: list[str] = []

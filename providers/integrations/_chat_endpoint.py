@@ -15,6 +15,13 @@ raises its status-typed exception; an error after it is an ``error`` event (the 
 ``APIError``), since the 200 is already sent. When the pipeline retries on its own, error
 answers carry ``x-should-retry: false``: the SDK would otherwise repeat a request the pipeline
 already retried, or judged unsafe to repeat.
+
+What the SDK's request carries besides its body goes on: its headers, but those of the SDK's
+own exchange (``providers.integrations._sdk_headers``), as ``ChatOptions.headers``; its
+``prompt_cache_key`` (OpenAI's key for keeping one conversation's requests on the machine that
+holds its cache, which the Agents SDK fills from the run's session, group or conversation id) as
+``ChatOptions.conversation_id``, the session-affinity layer's routing key. The key stays in the
+body too, for a backend that reads it.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from providers.abstractions.chat_client import ChatClient
@@ -54,6 +61,7 @@ from providers.abstractions.properties import (
 from providers.abstractions.records import value_class
 from providers.abstractions.services import ChatClientMetadata, service_of
 from providers.abstractions.usage import UsageDetails
+from providers.integrations._sdk_headers import forwarded_headers
 from providers.layers.retry import RetryingChatClient
 
 __all__ = ["ChatCompletionsEndpoint", "EndpointAnswer", "error_status"]
@@ -149,8 +157,9 @@ class ChatCompletionsEndpoint:
         self._request_model = request_model or self._model is None
         self._retries = service_of(client, RetryingChatClient) is not None
 
-    async def answer(self, body: bytes) -> EndpointAnswer:
-        """The answer to one request body (never raises a ``ProviderError``)."""
+    async def answer(self, body: bytes, headers: Iterable[tuple[str, str]] = ()) -> EndpointAnswer:
+        """The answer to one request (never raises a ``ProviderError``): its body, and the
+        headers it came with."""
         try:
             request = json.loads(body)
             if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
@@ -160,6 +169,10 @@ class ChatCompletionsEndpoint:
             reason = str(exc) if not isinstance(exc, json.JSONDecodeError) else "invalid JSON"
             return self._error(InvalidRequestError(f"not a chat-completions request: {reason}"))
         options = ChatOptions.from_openai(request)
+        options.headers = forwarded_headers(headers)
+        cache_key = request.get("prompt_cache_key")
+        if isinstance(cache_key, str) and cache_key:
+            options.conversation_id = cache_key
         stream_options = options.additional_properties.pop("stream_options", None)
         if not self._request_model:
             options.model_id = None

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import AsyncIterator, Coroutine, Iterator
+from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator
 from typing import Any, Self, TypeVar
 
 import httpx
@@ -50,8 +50,8 @@ class TransportCore:
     def from_config(
         cls,
         path: str | os.PathLike[str] = "oaicompat.yaml",
-        *,
         role: str = "main",
+        *,
         telemetry: bool = False,
         request_model: bool = False,
         **options: Any,
@@ -68,8 +68,8 @@ class TransportCore:
     def _own_options(cls) -> tuple[str, ...]:
         return ("passthrough",)
 
-    async def _answer(self, body: bytes) -> EndpointAnswer:
-        return await self._endpoint.answer(body)
+    async def _answer(self, body: bytes, headers: Iterable[tuple[str, str]]) -> EndpointAnswer:
+        return await self._endpoint.answer(body, headers)
 
     async def _close_client(self) -> None:
         if self._owns_client:
@@ -116,7 +116,7 @@ class OaicompatTransport(TransportCore, httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if not is_chat_completions(request.method, request.url.path):
             return await self._passthrough.handle_async_request(request)
-        answer = await self._answer(await request.aread())
+        answer = await self._answer(await request.aread(), request.headers.multi_items())
         if isinstance(answer.body, bytes):
             return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
         return httpx.Response(answer.status, headers=answer.headers, stream=_Events(answer.body))
@@ -164,26 +164,33 @@ class OaicompatSyncTransport(TransportCore, httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         if not is_chat_completions(request.method, request.url.path):
             return self._passthrough.handle_request(request)
-        answer = self._run(self._answer(request.read()))
+        answer = self._run(self._answer(request.read(), request.headers.multi_items()))
         if isinstance(answer.body, bytes):
             return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
         stream = _SyncEvents(answer.body, self._run)
         return httpx.Response(answer.status, headers=answer.headers, stream=stream)
 
     def close(self) -> None:
+        """Closes the passthrough, the pipeline when the transport owns it, and the loop thread.
+
+        The pipeline is closed on the loop thread, started for it when no request ever did:
+        ``close`` may be called from a coroutine (an async application that built a blocking
+        client), where ``asyncio.run`` would refuse to start a loop and leave the pipeline
+        open."""
         try:
             self._passthrough.close()
         finally:
-            loop, thread, self._loop = self._loop, self._thread, None
-            if loop is not None:
+            try:
                 if self._owns_client:
-                    asyncio.run_coroutine_threadsafe(self._close_client(), loop).result()
-                loop.call_soon_threadsafe(loop.stop)
-                if thread is not None:
-                    thread.join()
-                loop.close()
-            elif self._owns_client:
-                asyncio.run(self._close_client())
+                    self._run(self._close_client())
+            finally:
+                with self._lock:
+                    loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
+                if loop is not None:
+                    loop.call_soon_threadsafe(loop.stop)
+                    if thread is not None:
+                        thread.join()
+                    loop.close()
 
 
 class _SyncEvents(httpx.SyncByteStream):

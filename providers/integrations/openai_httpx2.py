@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-import httpx2
-
 from providers.abstractions.chat_client import ChatClient
+from providers.integrations._extras import missing_extra
 from providers.integrations.openai import TransportCore, is_chat_completions
+
+try:
+    import httpx2
+except ModuleNotFoundError as error:
+    raise missing_extra(error, "providers.integrations.openai_httpx2", "openai") from error
 
 __all__ = ["OaicompatHttpx2Transport"]
 
@@ -50,7 +54,7 @@ class OaicompatHttpx2Transport(TransportCore, httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         if not is_chat_completions(request.method, request.url.path):
             return await self._passthrough.handle_async_request(request)
-        answer = await self._answer(await request.aread())
+        answer = await self._answer(await request.aread(), request.headers.multi_items())
         if isinstance(answer.body, bytes):
             return httpx2.Response(answer.status, headers=answer.headers, content=answer.body)
         return httpx2.Response(answer.status, headers=answer.headers, stream=_Events(answer.body))

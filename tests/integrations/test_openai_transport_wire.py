@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from contextlib import aclosing
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from providers import create_chat_client
+from providers import DelegatingChatClient, create_chat_client
 from providers.integrations.openai import OaicompatTransport
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 from tests.integrations.frameworks import require
@@ -249,3 +250,74 @@ def test_leaving_a_blocking_stream_early_hangs_up_on_the_server() -> None:
         assert server.hung_up.is_set()
         client.close()
         transport.close()
+
+
+class _RecordsClose(DelegatingChatClient):
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.closed_on: list[threading.Thread] = []
+
+    async def aclose(self) -> None:
+        self.closed_on.append(threading.current_thread())
+        await super().aclose()
+
+
+async def test_closing_an_unused_sync_transport_inside_a_running_loop_closes_the_pipeline() -> None:
+    """Issue 34 item 5: an async application that built a blocking client and closes it from a
+    coroutine, before any request; ``asyncio.run`` refused there and left the pipeline open."""
+    from providers.integrations.openai import OaicompatSyncTransport
+
+    client = _RecordsClose(pipeline("http://127.0.0.1:9"))
+    transport = OaicompatSyncTransport(client, owns_client=True)
+    transport.close()
+    assert len(client.closed_on) == 1
+    assert client.closed_on[0] is not threading.current_thread()  # on the transport's loop
+    assert not any(t.name == "oaicompat-transport" for t in threading.enumerate())
+
+
+def test_closing_an_unused_sync_transport_from_blocking_code_closes_the_pipeline() -> None:
+    from providers.integrations.openai import OaicompatSyncTransport
+
+    client = _RecordsClose(pipeline("http://127.0.0.1:9"))
+    OaicompatSyncTransport(client, owns_client=True).close()
+    borrowed = _RecordsClose(pipeline("http://127.0.0.1:9"))
+    OaicompatSyncTransport(borrowed).close()
+    assert len(client.closed_on) == 1
+    assert borrowed.closed_on == []  # not the transport's to close
+
+
+HEADERS = {"X-Session-ID": "thread-9", "X-Padded": " value "}
+
+
+@pytest.mark.parametrize("flavour", [*FLAVOURS, "sync"])
+def test_each_transport_forwards_the_callers_headers_not_the_sdks_own(flavour: str) -> None:
+    """Issue 34 item 2, on the three transports (the matrix runs httpx2)."""
+    from providers.integrations.openai import OaicompatSyncTransport
+
+    async def ask(base_url: str) -> None:
+        client = openai_client(pipeline(base_url), flavour)
+        await client.chat.completions.create(model="x", messages=MESSAGES, extra_headers=HEADERS)
+        await client.close()
+
+    with InThread(TwoTurnServer(SCENARIOS["vllm"])) as server:
+        if flavour == "sync":
+            transport = OaicompatSyncTransport(pipeline(server.base_url), owns_client=True)
+            client = openai.OpenAI(
+                api_key="sk-the-sdks-own",
+                organization="org-the-sdks-own",
+                base_url="http://oaicompat.invalid/v1",
+                http_client=httpx.Client(transport=transport),
+            )
+            client.chat.completions.create(model="x", messages=MESSAGES, extra_headers=HEADERS)
+            client.close()
+            transport.close()
+        else:
+            asyncio.run(ask(server.base_url))
+        (request,) = server.requests
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    assert headers["x-session-id"] == "thread-9"
+    assert headers["x-padded"] == "value"  # HTTP's optional whitespace is not the value
+    assert headers["user-agent"].startswith("OpenAI/Python" if flavour == "sync" else "Async")
+    for name in ("authorization", "openai-organization", "x-stainless-retry-count"):
+        assert name not in headers
+    assert headers.get("accept") != "application/json"

@@ -211,6 +211,22 @@ async def test_thinking_is_the_reasoning_option_of_the_model_family(
     assert {key: body.get(key) for key in expected} == expected
 
 
+async def test_openai_reasoning_effort_wins_over_thinking_as_on_openai_chat_model() -> None:
+    """A model that was an ``OpenAIChatModel`` may carry ``openai_reasoning_effort``; it is
+    sent (not dropped), and wins over ``thinking``, with pydantic-ai's warning when it comes from
+    the model's settings while ``thinking`` comes from the run."""
+    script = Script([Reply(text="Sunny.")])
+    effort = cast(ModelSettings, {"openai_reasoning_effort": "low"})
+    async with ReplayServer(script.answer) as server:
+        chosen = OaicompatModel(
+            wire(server, "vllm", model_id="openai/gpt-oss-20b"), settings=effort
+        )
+        with pytest.warns(UserWarning, match="openai_reasoning_effort"):
+            await Agent(chosen).run("hi", model_settings=ModelSettings(thinking="high"))
+    (body,) = script.bodies
+    assert body["reasoning_effort"] == "low"
+
+
 async def test_thinking_a_model_cannot_do_is_refused_before_sending() -> None:
     script = Script([Reply(text="Sunny.")])
     async with ReplayServer(script.answer) as server:

@@ -10,7 +10,7 @@ arguments and output validation stay pydantic-ai's.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -131,6 +131,13 @@ class OaicompatModel(Model):
     @property
     def context_window(self) -> int | None:
         return self._context_window
+
+    def _settings_overriding_thinking(
+        self, model_settings: Mapping[str, object]
+    ) -> tuple[str, ...]:
+        # `openai_reasoning_effort` wins over `thinking` (`to_reasoning`), as on OpenAIChatModel;
+        # naming it lets pydantic-ai warn when it comes from a broader layer than `thinking`.
+        return ("openai_reasoning_effort",) if "openai_reasoning_effort" in model_settings else ()
 
     def _provider_model_profile(self) -> ModelProfile:
         return backend_profile(self._metadata.provider_name, self._model_name)

@@ -27,7 +27,7 @@ from tests.integrations.exchanges import require
 
 require("pydantic_ai", "pydantic-ai")
 
-from pydantic_ai import Agent, NativeOutput  # noqa: E402
+from pydantic_ai import Agent, NativeOutput, ToolOutput  # noqa: E402
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart  # noqa: E402
 from pydantic_ai.settings import ModelSettings  # noqa: E402
 
@@ -125,3 +125,36 @@ async def test_native_output_is_the_servers_json_of_the_schema(
     assert Tally.model_validate_json(text) == output
     if streamed:
         assert partial and partial[-1] == output
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_stream"])
+async def test_tool_output_is_the_servers_call_of_the_output_tool(
+    plain_server: Any, streamed: bool
+) -> None:
+    """``ToolOutput``: pydantic-ai offers only its ``final_result`` tool and requires a call;
+    the server's own tool-call grammar (steered into the call as ``framework_steering`` does)
+    makes the random model's arguments fit the schema, and pydantic-ai validates them."""
+    steering = Steering(create_chat_client(plain_server.base_url, backend="llamacpp"))
+    model = OaicompatModel(steering)
+    agent = Agent(model, output_type=ToolOutput(Tally))
+    if streamed:
+        async with agent.run_stream("Count something.") as result:
+            output = await result.get_output()
+        messages = result.all_messages()
+    else:
+        done = await agent.run("Count something.")
+        output, messages = done.output, done.all_messages()
+    await model.aclose()
+
+    assert isinstance(output, Tally)
+    (_, options), *_ = steering.sent
+    assert [t.name for t in options.tool_declarations()] == ["final_result"]
+    call = next(
+        p
+        for m in messages
+        if isinstance(m, ModelResponse)
+        for p in m.parts
+        if isinstance(p, ToolCallPart)
+    )
+    assert call.tool_name == "final_result"
+    assert Tally.model_validate(call.args_as_dict()) == output

@@ -30,12 +30,16 @@ from tests.integrations.pydantic_ai_replies import Call, Reply, Script
 require("pydantic_ai", "pydantic-ai")
 
 from pydantic_ai import Agent, NativeOutput, PromptedOutput, ToolOutput  # noqa: E402
+from pydantic_ai.direct import model_request  # noqa: E402
 from pydantic_ai.exceptions import (  # noqa: E402
     ModelAPIError,
     UnsupportedSettingWarning,
     UserError,
 )
+from pydantic_ai.messages import ModelRequest  # noqa: E402
+from pydantic_ai.models import ModelRequestParameters  # noqa: E402
 from pydantic_ai.settings import ModelSettings  # noqa: E402
+from pydantic_ai.tools import ToolDefinition  # noqa: E402
 
 from providers.integrations.pydantic_ai import OaicompatModel  # noqa: E402
 
@@ -250,3 +254,50 @@ async def test_a_setting_the_pipeline_does_not_send_is_warned_about() -> None:
         str(w.message).split("`")[1] for w in caught if w.category is UnsupportedSettingWarning
     )
     assert named == ["max_retries", "timeout"]
+
+
+def get_time(city: str) -> str:
+    """The local time in a city."""
+    return "noon"
+
+
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    return "sunny"
+
+
+@pytest.mark.parametrize(
+    ("choice", "tools", "tool_choice"),
+    [
+        (None, ["get_time", "get_weather"], None),
+        ("none", ["get_time", "get_weather"], "none"),
+        ("required", ["get_time", "get_weather"], "required"),
+        (
+            ["get_weather"],
+            ["get_weather"],
+            {"type": "function", "function": {"name": "get_weather"}},
+        ),
+    ],
+    ids=["unset", "none", "required", "one-named"],
+)
+async def test_tool_choice_is_the_tool_mode_and_the_tools_declared(
+    choice: Any, tools: list[str], tool_choice: Any
+) -> None:
+    """pydantic-ai's ``tool_choice`` was dropped; it is now sent as ``OpenAIChatModel`` sends
+    it to a server without ``allowed_tools`` (a subset by declaring only those tools). An agent
+    takes a forcing choice only per step (from a capability); here it is one direct request."""
+    script = Script([Reply(text="Sunny.")])
+    definitions = [
+        ToolDefinition(name=f.__name__, description=f.__doc__, parameters_json_schema={})
+        for f in (get_time, get_weather)
+    ]
+    async with ReplayServer(script.answer) as server:
+        await model_request(
+            model(server),
+            [ModelRequest.user_text_prompt("hi")],
+            model_settings=ModelSettings(tool_choice=choice),
+            model_request_parameters=ModelRequestParameters(function_tools=definitions),
+        )
+    (body,) = script.bodies
+    assert [t["function"]["name"] for t in body["tools"]] == tools
+    assert body.get("tool_choice") == tool_choice

@@ -57,7 +57,6 @@ from providers.abstractions import (
     ChatResponse,
     ChatResponseFormat,
     ChatRole,
-    ChatToolMode,
     ContextLengthExceededError,
     FunctionCallContent,
     InvalidRequestError,
@@ -71,10 +70,10 @@ from providers.abstractions import (
     StreamInterruptedError,
     TextContent,
     TextReasoningContent,
-    ToolDeclaration,
     UsageDetails,
 )
 from providers.abstractions import ModelNotFoundError as OaicompatModelNotFound
+from providers.integrations.pydantic_ai.tool_choice import tool_selection
 
 __all__ = [
     "FINISH_REASONS",
@@ -167,16 +166,14 @@ def to_chat_options(
     """pydantic-ai's settings and tools as ``ChatOptions``; ``extra_body`` and ``logit_bias``
     become extra body keys, ``extra_headers`` this request's headers (never body keys), the
     unified ``thinking`` (which ``prepare_request`` moves into ``parameters``) the reasoning
-    option, and the run's conversation id the session-affinity key. Without text output
-    allowed, a tool call is required."""
+    option, and the run's conversation id the session-affinity key. The tools and the tool
+    mode follow the ``tool_choice`` setting (``tool_selection``); without text output allowed,
+    a tool call is required."""
     given: dict[str, Any] = dict(settings or {})
     extras: dict[str, Any] = dict(given.get("extra_body") or {})
     if "logit_bias" in given:
         extras["logit_bias"] = given["logit_bias"]
-    tools = [
-        ToolDeclaration(t.name, t.description, t.parameters_json_schema)
-        for t in [*parameters.function_tools, *parameters.output_tools]
-    ]
+    tools, tool_mode = tool_selection(settings, parameters)
     options = ChatOptions(
         temperature=given.get("temperature"),
         top_p=given.get("top_p"),
@@ -188,7 +185,7 @@ def to_chat_options(
         presence_penalty=given.get("presence_penalty"),
         allow_multiple_tool_calls=given.get("parallel_tool_calls"),
         tools=tools or None,
-        tool_mode=ChatToolMode.REQUIRED if tools and not parameters.allow_text_output else None,
+        tool_mode=tool_mode,
         additional_properties=extras,
         headers=dict(given["extra_headers"]) if given.get("extra_headers") else None,
         conversation_id=conversation_id,

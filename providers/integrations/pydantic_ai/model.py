@@ -140,6 +140,8 @@ class OaicompatModel(Model):
         return ("openai_reasoning_effort",) if "openai_reasoning_effort" in model_settings else ()
 
     def _provider_model_profile(self) -> ModelProfile:
+        """The backend row's profile, where a pydantic-ai provider's would be: the layer under
+        the caller's ``profile=``, which still wins."""
         return backend_profile(self._metadata.provider_name, self._model_name)
 
     async def probe_capabilities(self) -> Any:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -127,6 +130,49 @@ def check_the_second_request(
     assert result == {"role": "tool", "tool_call_id": sent_id, "content": tool_result(arguments)}
 
 
+def test_from_config_has_the_signature_every_adapter_has() -> None:
+    """Issue 34 item 10: ``from_config(path="oaicompat.yaml", role="main", *, telemetry=False,
+    **kwargs)`` in every integration, ``role`` positional or keyword."""
+    parameters = inspect.signature(OaicompatModel.from_config).parameters
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert [(n, p.kind, p.default) for n, p in list(parameters.items())[:2]] == [
+        ("path", positional, "oaicompat.yaml"),
+        ("role", positional, "main"),
+    ]
+    assert parameters["telemetry"].kind == inspect.Parameter.KEYWORD_ONLY
+    assert parameters["telemetry"].default is False
+    assert list(parameters.values())[-1].kind == inspect.Parameter.VAR_KEYWORD
+
+
+def test_without_pydantic_ai_the_import_error_names_the_extra() -> None:
+    """Issue 34 item 11: a bare ``No module named 'pydantic_ai'`` names a package the user never
+    asked for; the error says which oaicompat extra brings it, and stays a
+    ``ModuleNotFoundError`` for code that probes for the adapter."""
+    script = textwrap.dedent(
+        """\
+        import sys
+        sys.modules["pydantic_ai"] = None  # as if the extra were not installed
+        try:
+            import providers.integrations.pydantic_ai
+        except ModuleNotFoundError as error:
+            print(error.name)
+            print(error)
+        """
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+        check=True,
+    )
+    name, message = ran.stdout.splitlines()
+    assert name.split(".")[0] == "pydantic_ai"
+    assert "pip install 'oaicompat[pydantic-ai]'" in message
+    assert "providers.integrations.pydantic_ai" in message
+
+
 async def test_from_config_builds_the_configured_pipeline(tmp_path: Path) -> None:
     scenario = SCENARIOS[0]
     exchange, weather = scenario.exchange(), Weather()
@@ -141,7 +187,7 @@ async def test_from_config_builds_the_configured_pipeline(tmp_path: Path) -> Non
                 """
             )
         )
-        model = OaicompatModel.from_config(config, role="main")
+        model = OaicompatModel.from_config(config, "main")
         # The framework instruments the call; oaicompat's own telemetry layer is left out.
         assert service_of(model.client, TelemetryChatClient) is None
         assert service_of(model.client, RetryingChatClient) is not None

@@ -11,36 +11,42 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic_ai.exceptions import (
-    ModelAPIError,
-    ModelAuthenticationError,
-    ModelConnectionError,
-    ModelContextWindowExceededError,
-    ModelHTTPError,
-    ModelNotFoundError,
-    ModelRateLimitError,
-    ModelRequestRejectedError,
-    ModelServerError,
-    ModelTimeoutError,
-    ModelUnavailableError,
-)
-from pydantic_ai.messages import (
-    FinishReason,
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    ModelResponsePart,
-    RetryPromptPart,
-    SystemPromptPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
-from pydantic_ai.models import ModelRequestParameters
-from pydantic_ai.settings import ModelSettings
-from pydantic_ai.usage import RequestUsage
+from providers.integrations._extras import missing_extra
+
+try:
+    from pydantic_ai.exceptions import (
+        ModelAPIError,
+        ModelAuthenticationError,
+        ModelConnectionError,
+        ModelContextWindowExceededError,
+        ModelHTTPError,
+        ModelNotFoundError,
+        ModelRateLimitError,
+        ModelRequestRejectedError,
+        ModelServerError,
+        ModelTimeoutError,
+        ModelUnavailableError,
+        UserError,
+    )
+    from pydantic_ai.messages import (
+        FinishReason,
+        ModelMessage,
+        ModelRequest,
+        ModelResponse,
+        ModelResponsePart,
+        RetryPromptPart,
+        SystemPromptPart,
+        TextPart,
+        ThinkingPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.settings import ModelSettings, ThinkingLevel
+    from pydantic_ai.usage import RequestUsage
+except ModuleNotFoundError as error:
+    raise missing_extra(error, "providers.integrations.pydantic_ai", "pydantic-ai") from error
 
 from providers.abstractions import (
     AIContent,
@@ -51,7 +57,6 @@ from providers.abstractions import (
     ChatResponse,
     ChatResponseFormat,
     ChatRole,
-    ChatToolMode,
     ContextLengthExceededError,
     FunctionCallContent,
     InvalidRequestError,
@@ -59,14 +64,16 @@ from providers.abstractions import (
     ProviderError,
     ProviderTimeoutError,
     RateLimitError,
+    ReasoningEffort,
+    ReasoningOptions,
     ServerError,
     StreamInterruptedError,
     TextContent,
     TextReasoningContent,
-    ToolDeclaration,
     UsageDetails,
 )
 from providers.abstractions import ModelNotFoundError as OaicompatModelNotFound
+from providers.integrations.pydantic_ai.tool_choice import tool_selection
 
 __all__ = [
     "FINISH_REASONS",
@@ -74,6 +81,7 @@ __all__ = [
     "to_chat_options",
     "to_model_error",
     "to_model_response",
+    "to_reasoning",
     "to_request_usage",
     "tool_call_part",
 ]
@@ -149,18 +157,23 @@ def _response_message(message: ModelResponse) -> ChatMessage:
 
 
 def to_chat_options(
-    settings: ModelSettings | None, parameters: ModelRequestParameters
+    settings: ModelSettings | None,
+    parameters: ModelRequestParameters,
+    conversation_id: str | None = None,
+    *,
+    always_thinks: bool = False,
 ) -> ChatOptions:
     """pydantic-ai's settings and tools as ``ChatOptions``; ``extra_body`` and ``logit_bias``
-    become extra body keys. Without text output allowed, a tool call is required."""
+    become extra body keys, ``extra_headers`` this request's headers (never body keys), the
+    unified ``thinking`` (which ``prepare_request`` moves into ``parameters``) the reasoning
+    option, and the run's conversation id the session-affinity key. The tools and the tool
+    mode follow the ``tool_choice`` setting (``tool_selection``); without text output allowed,
+    a tool call is required."""
     given: dict[str, Any] = dict(settings or {})
     extras: dict[str, Any] = dict(given.get("extra_body") or {})
     if "logit_bias" in given:
         extras["logit_bias"] = given["logit_bias"]
-    tools = [
-        ToolDeclaration(t.name, t.description, t.parameters_json_schema)
-        for t in [*parameters.function_tools, *parameters.output_tools]
-    ]
+    tools, tool_mode = tool_selection(settings, parameters)
     options = ChatOptions(
         temperature=given.get("temperature"),
         top_p=given.get("top_p"),
@@ -172,15 +185,65 @@ def to_chat_options(
         presence_penalty=given.get("presence_penalty"),
         allow_multiple_tool_calls=given.get("parallel_tool_calls"),
         tools=tools or None,
-        tool_mode=ChatToolMode.REQUIRED if tools and not parameters.allow_text_output else None,
+        tool_mode=tool_mode,
         additional_properties=extras,
+        headers=dict(given["extra_headers"]) if given.get("extra_headers") else None,
+        conversation_id=conversation_id,
+        reasoning=to_reasoning(
+            given.get("openai_reasoning_effort"), parameters.thinking, always_thinks
+        ),
     )
     output = parameters.output_object
     if parameters.output_mode == "native" and output is not None:
         options.response_format = ChatResponseFormat.json_schema(
-            output.json_schema, output.name or "response"
+            output.json_schema,
+            output.name or "response",
+            description=output.description,
+            strict=output.strict,
         )
     return options
+
+
+_EFFORTS: dict[str, ReasoningEffort] = {
+    "none": ReasoningEffort.NONE,
+    "minimal": ReasoningEffort.LOW,
+    "low": ReasoningEffort.LOW,
+    "medium": ReasoningEffort.MEDIUM,
+    "high": ReasoningEffort.HIGH,
+    "xhigh": ReasoningEffort.EXTRA_HIGH,
+    "max": ReasoningEffort.EXTRA_HIGH,
+}
+"""pydantic-ai's effort words (the unified ``thinking`` levels and OpenAI's
+``reasoning_effort``) → oaicompat's; ``minimal`` and ``max`` have no level of their own and
+get the nearest (what pydantic-ai does on providers without them)."""
+
+
+def to_reasoning(
+    effort: str | None, thinking: ThinkingLevel | None, always_thinks: bool = False
+) -> ReasoningOptions | None:
+    """The reasoning option for OpenAI's ``openai_reasoning_effort`` (a model that was an
+    ``OpenAIChatModel`` may still carry it; it wins, as there) or else the unified ``thinking``:
+    ``False`` is ``NONE`` (``LOW`` for a model that ``always_thinks``: pydantic-ai's "as little
+    as the model allows") and ``True`` ``MEDIUM`` (an on/off family is switched on; gpt-oss
+    gets its own default level). The core maps the effort per backend and model family, or
+    refuses it before sending; a word it has no level for is a ``UserError`` here, never a
+    setting that silently does nothing."""
+    chosen: str | bool | None = effort if effort is not None else thinking
+    if chosen is None:
+        return None
+    if chosen is True:
+        return ReasoningOptions(effort=ReasoningEffort.MEDIUM)
+    if chosen is False:
+        return ReasoningOptions(
+            effort=ReasoningEffort.LOW if always_thinks else ReasoningEffort.NONE
+        )
+    level_named = _EFFORTS.get(str(chosen))
+    if level_named is None:
+        raise UserError(
+            f"thinking level {str(chosen)[:40]!r} is not one oaicompat can send: "
+            f"use True, False or one of {', '.join(_EFFORTS)}"
+        )
+    return ReasoningOptions(effort=level_named)
 
 
 def to_request_usage(usage: UsageDetails | None) -> RequestUsage:

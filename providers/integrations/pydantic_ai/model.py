@@ -10,22 +10,29 @@ arguments and output validation stay pydantic-ai's.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
-from pydantic_ai.messages import ModelMessage, ModelResponse, ModelResponseStreamEvent
-from pydantic_ai.models import (
-    Model,
-    ModelRequestParameters,
-    StreamedResponse,
-    check_allow_model_requests,
-)
-from pydantic_ai.settings import ModelSettings
-from pydantic_ai.tools import RunContext
+
+from providers.integrations._extras import missing_extra
+
+try:
+    from pydantic_ai.messages import ModelMessage, ModelResponse, ModelResponseStreamEvent
+    from pydantic_ai.models import (
+        Model,
+        ModelRequestParameters,
+        StreamedResponse,
+        check_allow_model_requests,
+    )
+    from pydantic_ai.profiles import ModelProfile, ModelProfileSpec
+    from pydantic_ai.settings import ModelSettingName, ModelSettings
+    from pydantic_ai.tools import RunContext
+except ModuleNotFoundError as error:
+    raise missing_extra(error, "providers.integrations.pydantic_ai", "pydantic-ai") from error
 
 from providers.abstractions import (
     ChatClient,
@@ -51,6 +58,7 @@ from providers.integrations.pydantic_ai.convert import (
     to_request_usage,
     tool_call_part,
 )
+from providers.integrations.pydantic_ai.profile import backend_profile
 
 __all__ = ["OaicompatModel"]
 
@@ -61,7 +69,20 @@ class OaicompatModel(Model):
 
     ``context_window`` is the one given here, else what ``await model.probe_capabilities()``
     learned from the server; it is never probed implicitly (that costs requests).
+
+    The profile pydantic-ai checks requests against comes from the backend's row
+    (``profile.backend_profile``: ``NativeOutput`` where the server enforces a JSON Schema,
+    ``thinking`` everywhere); ``profile=`` overrides it, as on any pydantic-ai model.
     """
+
+    unsupported_settings: ClassVar[frozenset[ModelSettingName]] = frozenset(
+        {"timeout", "max_retries", "service_tier", "citations"}
+    )
+    """What this model does not send: the pipeline's own timeouts and retry layer govern
+    (``request_timeout`` and ``first_event_timeout``, which pydantic-ai enforces itself, still
+    apply), and no backend here has service tiers or citations. pydantic-ai warns when a
+    request sets ``timeout`` or ``max_retries``, since ignoring those changes what it
+    guarantees."""
 
     def __init__(
         self,
@@ -70,8 +91,9 @@ class OaicompatModel(Model):
         model_name: str | None = None,
         context_window: int | None = None,
         settings: ModelSettings | None = None,
+        profile: ModelProfileSpec | None = None,
     ) -> None:
-        super().__init__(settings=settings)
+        super().__init__(settings=settings, profile=profile)
         self.client = client
         self._metadata = _metadata_of(client)
         self._model_name = model_name or self._metadata.model_id or "default"
@@ -80,15 +102,18 @@ class OaicompatModel(Model):
     @classmethod
     def from_config(
         cls,
-        path: str | os.PathLike[str],
+        path: str | os.PathLike[str] = "oaicompat.yaml",
         role: str = "main",
         *,
+        telemetry: bool = False,
         settings: ModelSettings | None = None,
+        profile: ModelProfileSpec | None = None,
         **client_kwargs: Any,
     ) -> OaicompatModel:
         """The model for ``role`` of an oaicompat YAML file, over the standard pipeline
         (without oaicompat's telemetry, unless ``telemetry=True``: pydantic-ai instruments)."""
-        return cls(client_from_config(path, role, **client_kwargs), settings=settings)
+        client = client_from_config(path, role, telemetry=telemetry, **client_kwargs)
+        return cls(client, settings=settings, profile=profile)
 
     @property
     def model_name(self) -> str:
@@ -107,6 +132,18 @@ class OaicompatModel(Model):
     def context_window(self) -> int | None:
         return self._context_window
 
+    def _settings_overriding_thinking(
+        self, model_settings: Mapping[str, object]
+    ) -> tuple[str, ...]:
+        # `openai_reasoning_effort` wins over `thinking` (`to_reasoning`), as on OpenAIChatModel;
+        # naming it lets pydantic-ai warn when it comes from a broader layer than `thinking`.
+        return ("openai_reasoning_effort",) if "openai_reasoning_effort" in model_settings else ()
+
+    def _provider_model_profile(self) -> ModelProfile:
+        """The backend row's profile, where a pydantic-ai provider's would be: the layer under
+        the caller's ``profile=``, which still wins."""
+        return backend_profile(self._metadata.provider_name, self._model_name)
+
     async def probe_capabilities(self) -> Any:
         """Ask the server (through every layer) what it serves; remembers the context window."""
         capabilities = await capabilities_of(self.client)
@@ -122,12 +159,16 @@ class OaicompatModel(Model):
         messages: list[ModelMessage],
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
     ) -> tuple[list[ChatMessage], ChatOptions, ModelRequestParameters]:
         check_allow_model_requests()
         settings, parameters = self.prepare_request(model_settings, model_request_parameters)
         instructions = self._get_instruction_parts(messages, parameters) or []
         chat = to_chat_messages(messages, [part.content for part in instructions])
-        return chat, to_chat_options(settings, parameters), parameters
+        conversation = _conversation_id(messages, run_context)
+        always_thinks = self.profile.get("thinking_always_enabled", False)
+        options = to_chat_options(settings, parameters, conversation, always_thinks=always_thinks)
+        return chat, options, parameters
 
     async def request(
         self,
@@ -151,7 +192,7 @@ class OaicompatModel(Model):
         run_context: RunContext[Any] | None = None,
     ) -> AsyncGenerator[StreamedResponse]:
         chat, options, parameters = self._outgoing(
-            messages, model_settings, model_request_parameters
+            messages, model_settings, model_request_parameters, run_context
         )
         updates = self.client.get_streaming_response(chat, options)
         try:
@@ -237,6 +278,19 @@ class _Stream(StreamedResponse):
     @property
     def timestamp(self) -> datetime:
         return self._timestamp
+
+
+def _conversation_id(
+    messages: Sequence[ModelMessage], run_context: RunContext[Any] | None
+) -> str | None:
+    """The conversation this request continues, as pydantic-ai resolved it for the run (the
+    ``conversation_id`` given to ``Agent.run``, the one the history carries, or a fresh one per
+    run): two runs that open with the same words are two conversations, and every request of
+    one run, and of a run continuing its history, is the same one. ``request`` has no run
+    context; pydantic-ai stamps the id on the messages, so the newest one says."""
+    if run_context is not None and run_context.conversation_id:
+        return run_context.conversation_id
+    return next((m.conversation_id for m in reversed(messages) if m.conversation_id), None)
 
 
 def _metadata_of(client: ChatClient) -> ChatClientMetadata:

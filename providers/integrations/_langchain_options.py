@@ -25,7 +25,7 @@ refuses (never the JSON body by accident):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -35,7 +35,7 @@ from providers.abstractions.errors import ConfigurationError, ConfigurationTypeE
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.reasoning_options import ReasoningOptions, ReasoningOutput
 
-__all__ = ["REQUEST_FIELDS", "chat_options", "openai_tool_choice"]
+__all__ = ["REQUEST_FIELDS", "carried_fields", "chat_options", "openai_tool_choice"]
 
 REQUEST_FIELDS = frozenset(
     {
@@ -188,3 +188,41 @@ def _tools(tools: Any) -> Any:
                 "class or an OpenAI tool dict, or use bind_tools(...)"
             ) from error
     return converted
+
+
+def carried_fields(known: Collection[str], values: dict[str, Any]) -> dict[str, Any]:
+    """A ``ChatOaicompat``'s constructor ``values`` (``known``: its field names and aliases)
+    with ``ChatOpenAI``'s request fields moved into ``model_kwargs``; another
+    unknown keyword (``api_key``, ``base_url``…, the pipeline's to decide) is refused rather
+    than ignored. A ``TypeError``: pydantic would quote the values (a key) in its error."""
+    values = _headers_out_of_model_kwargs(values)
+    unknown = [key for key in values if key not in known]
+    if not unknown:
+        return values
+    refused = sorted(key for key in unknown if key not in REQUEST_FIELDS)
+    if refused:
+        raise TypeError(
+            f"ChatOaicompat has no field {', '.join(refused)}: the pipeline (client=, "
+            "from_config) holds the server, model and credentials; request keys go in "
+            "model_kwargs or extra_body"
+        )
+    kwargs = dict(values.get("model_kwargs") or {})
+    for key in unknown:
+        if key in kwargs:
+            raise TypeError(f"ChatOaicompat: {key} given both as a field and in model_kwargs")
+        kwargs[key] = values[key]
+    rest = {key: value for key, value in values.items() if key not in unknown}
+    return {**rest, "model_kwargs": kwargs}
+
+
+def _headers_out_of_model_kwargs(values: dict[str, Any]) -> dict[str, Any]:
+    """``model_kwargs["extra_headers"]`` joins ``default_headers`` (over it, as it would on
+    ``ChatOpenAI``), which is kept out of ``repr``, dumps and traces; ``model_kwargs`` is not."""
+    kwargs = values.get("model_kwargs")
+    if not isinstance(kwargs, Mapping) or "extra_headers" not in kwargs:
+        return values
+    rest = {key: value for key, value in kwargs.items() if key != "extra_headers"}
+    headers, extra = values.get("default_headers"), kwargs["extra_headers"]
+    if isinstance(headers, Mapping) and isinstance(extra, Mapping):
+        extra = {**headers, **extra}
+    return {**values, "model_kwargs": rest, "default_headers": extra}

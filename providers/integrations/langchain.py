@@ -55,7 +55,7 @@ from providers.integrations._langchain_convert import (
     to_chat_messages,
 )
 from providers.integrations._langchain_options import (
-    REQUEST_FIELDS,
+    carried_fields,
     chat_options,
     openai_tool_choice,
 )
@@ -103,29 +103,8 @@ class ChatOaicompat(BaseChatModel):
     @model_validator(mode="before")
     @classmethod
     def _request_fields(cls, values: Any) -> Any:
-        """``ChatOpenAI(temperature=0)`` carried over: its request fields are ``model_kwargs``;
-        another unknown keyword (``api_key``, ``base_url``…, the pipeline's to decide) is
-        refused rather than ignored."""
-        if not isinstance(values, dict):
-            return values
-        known = set(cls.model_fields) | {f.alias for f in cls.model_fields.values() if f.alias}
-        unknown = [key for key in values if key not in known]
-        if not unknown:
-            return values
-        refused = sorted(key for key in unknown if key not in REQUEST_FIELDS)
-        if refused:  # TypeError: pydantic would quote the values (a key) in a ValidationError
-            raise TypeError(
-                f"ChatOaicompat has no field {', '.join(refused)}: the pipeline (client=, "
-                "from_config) holds the server, model and credentials; request keys go in "
-                "model_kwargs or extra_body"
-            )
-        kwargs = dict(values.get("model_kwargs") or {})
-        for key in unknown:
-            if key in kwargs:
-                raise TypeError(f"ChatOaicompat: {key} given both as a field and in model_kwargs")
-            kwargs[key] = values[key]
-        rest = {key: value for key, value in values.items() if key not in unknown}
-        return {**rest, "model_kwargs": kwargs}
+        """``ChatOpenAI(temperature=0)`` carried over (``carried_fields``)."""
+        return carried_fields(_field_names(cls), values) if isinstance(values, dict) else values
 
     @field_validator("default_headers", mode="before")
     @classmethod
@@ -149,9 +128,22 @@ class ChatOaicompat(BaseChatModel):
     ) -> Self:
         """The configured role's standard pipeline as a chat model that owns it. oaicompat's
         telemetry is off unless asked for: LangChain's callbacks and tracers instrument the
-        call. ``fields`` are the model's (``model_kwargs``, ``streaming``…)."""
+        call. ``fields`` are the model's (``model_kwargs``, ``streaming``…), checked before
+        the pipeline is built (an unknown one must not leave it open)."""
+        carried_fields(_field_names(cls), dict(fields))
         client = client_for(load_config(path), role, telemetry=telemetry)
         return cls(client=client, owns_client=True, **fields)
+
+    def _get_invocation_params(
+        self, stop: list[str] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """What LangChain's callbacks and tracers are given: a call's ``extra_headers`` by
+        name only (a header value is often a credential)."""
+        params = super()._get_invocation_params(stop=stop, **kwargs)
+        headers = params.get("extra_headers")
+        if isinstance(headers, Mapping):
+            params["extra_headers"] = dict.fromkeys(headers, "***")
+        return params
 
     @property
     def _llm_type(self) -> str:
@@ -159,7 +151,11 @@ class ChatOaicompat(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model_kwargs": self.model_kwargs}
+        params: dict[str, Any] = {"model_kwargs": self.model_kwargs}
+        for name in ("extra_body", "reasoning_effort", "reasoning"):
+            if getattr(self, name) is not None:
+                params[name] = getattr(self, name)
+        return params
 
     def bind_tools(
         self,
@@ -349,6 +345,11 @@ class ChatOaicompat(BaseChatModel):
             sync.close()  # an owned client was lent whole: this closes it
         elif self.owns_client:
             asyncio.run(self.client.aclose())
+
+
+def _field_names(cls: type[BaseChatModel]) -> set[str]:
+    fields = cls.model_fields
+    return set(fields) | {field.alias for field in fields.values() if field.alias}
 
 
 def _with_thread(config: RunnableConfig | None, kwargs: dict[str, Any]) -> dict[str, Any]:

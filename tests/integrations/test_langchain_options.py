@@ -329,3 +329,49 @@ def test_without_langchain_the_import_names_the_extra() -> None:
     )
     assert done.stdout.startswith("langchain_core")
     assert "pip install 'oaicompat[langchain]'" in done.stdout
+
+
+def test_from_config_refuses_an_unknown_field_before_building_the_pipeline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[str] = []
+    monkeypatch.setattr(
+        "providers.integrations.langchain.client_for", lambda *args, **kw: built.append("x")
+    )
+    path = write_config(tmp_path / "oaicompat.yaml", "http://127.0.0.1:9")
+    with pytest.raises(TypeError, match="base_url"):
+        ChatOaicompat.from_config(path, "main", base_url="http://elsewhere")
+    assert built == []
+
+
+async def test_header_values_never_reach_langchains_callbacks() -> None:
+    from langchain_core.callbacks import AsyncCallbackHandler
+
+    class Seen(AsyncCallbackHandler):
+        def __init__(self) -> None:
+            self.given: list[str] = []
+
+        async def on_chat_model_start(self, serialized: Any, messages: Any, **kw: Any) -> None:
+            self.given.append(repr((serialized, kw)))
+
+    seen = Seen()
+    async with ReplayServer(answer) as server:
+        model = ChatOaicompat(
+            client=pipeline(server),
+            model_kwargs={"extra_headers": {"Authorization": "Bearer sk-kwargs"}},
+        )
+        await model.ainvoke(
+            QUESTION,
+            config={"callbacks": [seen]},
+            extra_headers={"X-Api-Key": "sk-call"},
+        )
+        await model.aclose()
+    (request,) = server.requests
+    assert (request.headers["authorization"], request.headers["x-api-key"]) == (
+        "Bearer sk-kwargs",
+        "sk-call",
+    )
+    (given,) = seen.given
+    assert "X-Api-Key" in given
+    assert "sk-call" not in given and "sk-kwargs" not in given
+    assert "sk-kwargs" not in repr(model)

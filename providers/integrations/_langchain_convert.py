@@ -8,6 +8,13 @@ wants it). Coming back, a response is an ``AIMessage``: text as ``content``, rea
 it), executable calls in ``tool_calls``, calls carrying ``error`` in ``invalid_tool_calls``,
 usage as ``usage_metadata``.
 
+An answer whose only calls carry ``error`` (a tool that was not offered, arguments that are
+not JSON, a call cut off) and that has no text of its own has the calls' text as its content
+(``flagged_text``: what the model wrote, or the hermes form of a call the server structured):
+LangChain's agent ends its loop on a message with no ``tool_calls`` and would show an empty
+answer, with no error, where the model did write something. The calls stay in
+``invalid_tool_calls``, which no agent runs.
+
 A ``ProviderError`` becomes an exception of both hierarchies (``LangChainError``): LangChain
 code catching ``ModelRateLimitError`` or ``ContextOverflowError`` sees it, and so does code
 catching oaicompat's ``RateLimitError``.
@@ -16,7 +23,7 @@ catching oaicompat's ``RateLimitError``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_core import exceptions as lc
@@ -36,17 +43,22 @@ from langchain_core.messages import (
     ChatMessage as LangChainChatMessage,
 )
 from langchain_core.messages.ai import InputTokenDetails, OutputTokenDetails, UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.json import parse_partial_json
 
 from providers.abstractions import errors
-from providers.abstractions.chat_response import ChatResponse
-from providers.abstractions.contents import FunctionCallContent
+from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
+from providers.abstractions.contents import FunctionCallContent, UsageContent
 from providers.abstractions.messages import ChatMessage
+from providers.abstractions.openai_answers import flagged_call_text
 from providers.abstractions.usage import UsageDetails
 
 __all__ = [
+    "StreamChunks",
     "ai_message",
     "call_chunk",
+    "chat_result",
+    "flagged_text",
     "langchain_error",
     "to_chat_messages",
     "usage_metadata",
@@ -135,8 +147,11 @@ def ai_message(response: ChatResponse) -> AIMessage:
     kwargs: dict[str, Any] = {}
     if response.reasoning:
         kwargs["reasoning_content"] = response.reasoning
+    text = response.text
+    if invalid and not tool_calls and not text.strip():
+        text = flagged_text(call for call in response.tool_calls if call.error is not None)
     message = AIMessage(
-        content=response.text,
+        content=text,
         additional_kwargs=kwargs,
         tool_calls=tool_calls,
         invalid_tool_calls=invalid,
@@ -146,6 +161,17 @@ def ai_message(response: ChatResponse) -> AIMessage:
     if response.usage is not None:
         message.usage_metadata = usage_metadata(response.usage)
     return message
+
+
+def flagged_text(calls: Iterable[FunctionCallContent]) -> str:
+    """The text of flagged calls, each as the OpenAI transport writes it; calls recovered from
+    one block share its text, written once."""
+    pieces: list[str] = []
+    for call in calls:
+        piece = flagged_call_text(call)
+        if not pieces or piece != pieces[-1] or not isinstance(call.raw, str):
+            pieces.append(piece)
+    return "\n".join(pieces)
 
 
 def response_metadata(finish_reason: object, model_id: str | None) -> dict[str, Any]:
@@ -243,3 +269,67 @@ def langchain_error(error: errors.ProviderError) -> errors.ProviderError:
 def reported_usage(usage: UsageDetails | None) -> Mapping[str, Any] | None:
     """The counts as the server reported them (``None`` where it said nothing)."""
     return None if usage is None else usage.to_openai()
+
+
+def chat_result(response: ChatResponse) -> ChatResult:
+    message = ai_message(response)
+    info = {"finish_reason": str(response.finish_reason)} if response.finish_reason else None
+    generation = ChatGeneration(message=message, generation_info=info)
+    output = {"model_name": response.model_id, "token_usage": reported_usage(response.usage)}
+    return ChatResult(generations=[generation], llm_output=output)
+
+
+class StreamChunks:
+    """A stream's updates as LangChain chunks: text, reasoning and whole calls as they come;
+    usage, finish reason and model once, in the last chunk (LangChain adds chunks up, so a
+    field sent twice would count twice). A stream that said nothing but flagged calls gets
+    their text in the last chunk (``_langchain_convert.flagged_text``)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.said = False
+        self.flagged: list[FunctionCallContent] = []
+        self.usage: UsageDetails | None = None
+        self.finish_reason: object = None
+        self.model_id: str | None = None
+        self.response_id: str | None = None
+
+    def of(self, update: ChatResponseUpdate) -> ChatGenerationChunk | None:
+        """Hot path: one call per update."""
+        self.response_id = self.response_id or update.response_id
+        self.model_id = self.model_id or update.model_id
+        if update.finish_reason is not None:
+            self.finish_reason = update.finish_reason
+        calls = []
+        for content in update.contents:
+            if isinstance(content, FunctionCallContent):
+                calls.append(call_chunk(content, self.calls))
+                self.calls += 1
+                if content.error is None:
+                    self.said = True
+                else:
+                    self.flagged.append(content)
+            elif isinstance(content, UsageContent):
+                details = content.details
+                self.usage = details if self.usage is None else self.usage.updated_with(details)
+        text, reasoning = update.text, update.reasoning
+        if not (text or reasoning or calls):
+            return None
+        self.said = self.said or bool(text.strip())
+        kwargs = {"reasoning_content": reasoning} if reasoning else {}
+        message = AIMessageChunk(
+            content=text, additional_kwargs=kwargs, tool_call_chunks=calls, id=self.response_id
+        )
+        return ChatGenerationChunk(message=message)
+
+    def last(self) -> ChatGenerationChunk:
+        text = flagged_text(self.flagged) if self.flagged and not self.said else ""
+        message = AIMessageChunk(
+            content=text,
+            id=self.response_id,
+            response_metadata=response_metadata(self.finish_reason, self.model_id),
+        )
+        if self.usage is not None:
+            message.usage_metadata = usage_metadata(self.usage)
+        info = {"finish_reason": str(self.finish_reason)} if self.finish_reason else None
+        return ChatGenerationChunk(message=message, generation_info=info)

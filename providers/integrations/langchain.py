@@ -6,7 +6,11 @@ model. What the pipeline fixes reaches LangChain: llama.cpp's ``<tool_call>`` te
 ``tool_calls`` (streamed as ``tool_call_chunks``, each call whole), reasoning sits in
 ``additional_kwargs["reasoning_content"]`` instead of the answer, a call the pipeline flags
 (cut by ``max_tokens``, unparseable, a tool that was not offered) is an ``invalid_tool_call``
-that the agent will not run, and usage is ``usage_metadata``.
+that the agent will not run (an answer with nothing else shows the call's text as its
+content, so the agent's answer is never silently empty), and usage is ``usage_metadata``.
+``ChatOpenAI``'s request settings (``extra_body``, ``default_headers``/``extra_headers``,
+``reasoning_effort``/``reasoning``, tools given as functions) and LangChain's ``thread_id``
+carry over (``_langchain_options``).
 
 Errors are LangChain's and oaicompat's at once (``_langchain_convert.langchain_error``).
 Closing a stream (``break`` out of ``astream``, a cancelled task) closes the upstream request.
@@ -18,38 +22,42 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, Self
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.language_models.chat_models import (
-    agenerate_from_stream,
-    generate_from_stream,
-)
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import Runnable
-from langchain_core.tools import BaseTool
-from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import ConfigDict, Field, PrivateAttr
+from providers.integrations._extras import missing_extra
 
-from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
-from providers.abstractions.contents import FunctionCallContent, UsageContent
+try:
+    from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+    from langchain_core.language_models import BaseChatModel, LanguageModelInput
+    from langchain_core.language_models.chat_models import (
+        agenerate_from_stream,
+        generate_from_stream,
+    )
+    from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+    from langchain_core.outputs import ChatGenerationChunk, ChatResult
+    from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
+    from langchain_core.tools import BaseTool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+except ModuleNotFoundError as error:
+    raise missing_extra(error, "providers.integrations.langchain", "langchain") from error
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
 from providers.abstractions.delegating import DelegatingChatClient
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.sync_client import SyncChatClient
-from providers.abstractions.usage import UsageDetails
 from providers.config import client_for, load_config
 from providers.integrations._langchain_convert import (
-    ai_message,
-    call_chunk,
+    StreamChunks,
+    chat_result,
     langchain_error,
-    reported_usage,
-    response_metadata,
     to_chat_messages,
-    usage_metadata,
+)
+from providers.integrations._langchain_options import (
+    carried_fields,
+    chat_options,
+    openai_tool_choice,
 )
 
 __all__ = ["ChatOaicompat"]
@@ -60,7 +68,13 @@ class ChatOaicompat(BaseChatModel):
 
     ``model_kwargs``: OpenAI request keys sent with every call (``temperature``,
     ``chat_template_kwargs``…), read by ``ChatOptions.from_openai``; a call's own keyword
-    arguments win. ``streaming``: ``invoke`` streams upstream and coalesces.
+    arguments win. ``ChatOpenAI``'s request fields given to the constructor (``temperature=``,
+    ``max_tokens=``…) go there too; any other unknown keyword is refused, never ignored.
+    ``streaming``: ``invoke`` streams upstream and coalesces. ``extra_body``,
+    ``default_headers``, ``reasoning_effort`` and ``reasoning`` mean what they mean on
+    ``ChatOpenAI`` (``_langchain_options``); so do the call arguments ``extra_body`` and
+    ``extra_headers``. LangChain's ``thread_id`` (``config["configurable"]``) is the request's
+    ``conversation_id``.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -69,25 +83,67 @@ class ChatOaicompat(BaseChatModel):
     """The pipeline (a ``ChatClient``)."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     streaming: bool = False
+    extra_body: dict[str, Any] | None = None
+    """Keys merged into every request body at the top level (``{"chat_template_kwargs":
+    {"enable_thinking": False}}``), over the others, as ``ChatOpenAI`` merges its own."""
+    default_headers: Any = Field(default=None, exclude=True, repr=False)
+    """HTTP headers sent with every request (a call's ``extra_headers`` win): a mapping of
+    names to str values. Kept out of ``repr`` and dumps, and checked here rather than by
+    pydantic, whose error would quote the value (a credential, often)."""
+    reasoning_effort: str | None = None
+    """``"none"``, ``"low"``, ``"medium"``, ``"high"``, ``"xhigh"``: ``ChatOptions.reasoning``."""
+    reasoning: dict[str, Any] | None = None
+    """``{"effort": ..., "summary": ...}`` as on ``ChatOpenAI``: the effort as
+    ``reasoning_effort``; a summary asks for reasoning output ``SUMMARY``."""
     owns_client: bool = False
     """Whether ``aclose``/``close`` close ``client`` (``from_config`` sets it)."""
 
     _sync: SyncChatClient | None = PrivateAttr(default=None)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _request_fields(cls, values: Any) -> Any:
+        """``ChatOpenAI(temperature=0)`` carried over (``carried_fields``)."""
+        return carried_fields(_field_names(cls), values) if isinstance(values, dict) else values
+
+    @field_validator("default_headers", mode="before")
+    @classmethod
+    def _headers_mapping(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        if not isinstance(value, Mapping) or not all(
+            isinstance(name, str) and isinstance(given, str) for name, given in value.items()
+        ):
+            raise TypeError("ChatOaicompat: default_headers must map header names to str values")
+        return dict(value)
+
     @classmethod
     def from_config(
         cls,
         path: str | os.PathLike[str] = "oaicompat.yaml",
-        *,
         role: str = "main",
+        *,
         telemetry: bool = False,
         **fields: Any,
     ) -> Self:
         """The configured role's standard pipeline as a chat model that owns it. oaicompat's
         telemetry is off unless asked for: LangChain's callbacks and tracers instrument the
-        call. ``fields`` are the model's (``model_kwargs``, ``streaming``…)."""
+        call. ``fields`` are the model's (``model_kwargs``, ``streaming``…), checked before
+        the pipeline is built (an unknown one must not leave it open)."""
+        carried_fields(_field_names(cls), dict(fields))
         client = client_for(load_config(path), role, telemetry=telemetry)
         return cls(client=client, owns_client=True, **fields)
+
+    def _get_invocation_params(
+        self, stop: list[str] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """What LangChain's callbacks and tracers are given: a call's ``extra_headers`` by
+        name only (a header value is often a credential)."""
+        params = super()._get_invocation_params(stop=stop, **kwargs)
+        headers = params.get("extra_headers")
+        if isinstance(headers, Mapping):
+            params["extra_headers"] = dict.fromkeys(headers, "***")
+        return params
 
     @property
     def _llm_type(self) -> str:
@@ -95,7 +151,11 @@ class ChatOaicompat(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model_kwargs": self.model_kwargs}
+        params: dict[str, Any] = {"model_kwargs": self.model_kwargs}
+        for name in ("extra_body", "reasoning_effort", "reasoning"):
+            if getattr(self, name) is not None:
+                params[name] = getattr(self, name)
+        return params
 
     def bind_tools(
         self,
@@ -109,15 +169,63 @@ class ChatOaicompat(BaseChatModel):
         it too) or a tool's name."""
         formatted = [convert_to_openai_tool(tool) for tool in tools]
         if tool_choice is not None:
-            kwargs["tool_choice"] = _tool_choice(tool_choice)
+            kwargs["tool_choice"] = openai_tool_choice(tool_choice)
         return super().bind(tools=formatted, **kwargs)
 
     def _options(self, stop: list[str] | None, kwargs: dict[str, Any]) -> ChatOptions:
-        request = {**self.model_kwargs, **kwargs}
-        request.pop("stream", None)
-        if stop:
-            request["stop"] = stop
-        return ChatOptions.from_openai(request)
+        settings = {
+            key: value
+            for key, value in (
+                ("extra_body", self.extra_body),
+                ("default_headers", self.default_headers),
+                ("reasoning_effort", self.reasoning_effort),
+                ("reasoning", self.reasoning),
+            )
+            if value is not None
+        }
+        return chat_options({**settings, **self.model_kwargs}, kwargs, stop)
+
+    # --- the run's thread: LangChain's ``thread_id`` as the request's ``conversation_id`` -----
+
+    def invoke(
+        self,
+        input: LanguageModelInput,  # noqa: A002 (LangChain's name: callers pass input=)
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        return super().invoke(input, config, stop=stop, **_with_thread(config, kwargs))
+
+    async def ainvoke(
+        self,
+        input: LanguageModelInput,  # noqa: A002 (LangChain's name: callers pass input=)
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        return await super().ainvoke(input, config, stop=stop, **_with_thread(config, kwargs))
+
+    def stream(
+        self,
+        input: LanguageModelInput,  # noqa: A002 (LangChain's name: callers pass input=)
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[AIMessageChunk]:
+        return super().stream(input, config, stop=stop, **_with_thread(config, kwargs))
+
+    def astream(
+        self,
+        input: LanguageModelInput,  # noqa: A002 (LangChain's name: callers pass input=)
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
+        return super().astream(input, config, stop=stop, **_with_thread(config, kwargs))
 
     @property
     def sync_client(self) -> SyncChatClient:
@@ -144,7 +252,7 @@ class ChatOaicompat(BaseChatModel):
             response = await self.client.get_response(to_chat_messages(messages), options)
         except ProviderError as error:
             raise langchain_error(error) from error
-        return _result(response)
+        return chat_result(response)
 
     async def _astream(
         self,
@@ -155,7 +263,7 @@ class ChatOaicompat(BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         options = self._options(stop, kwargs)
         updates = self.client.get_streaming_response(to_chat_messages(messages), options)
-        chunks = _Chunks()
+        chunks = StreamChunks()
         try:
             async for update in updates:
                 chunk = chunks.of(update)
@@ -169,7 +277,10 @@ class ChatOaicompat(BaseChatModel):
             close = getattr(updates, "aclose", None)
             if close is not None:
                 await close()
-        yield chunks.last()
+        last = chunks.last()
+        if run_manager is not None and last.text:
+            await run_manager.on_llm_new_token(last.text, chunk=last)
+        yield last
 
     async def aclose(self) -> None:
         """End the sync methods' loop thread, and close the pipeline if this model owns it
@@ -196,7 +307,7 @@ class ChatOaicompat(BaseChatModel):
             response = self.sync_client.get_response(to_chat_messages(messages), options)
         except ProviderError as error:
             raise langchain_error(error) from error
-        return _result(response)
+        return chat_result(response)
 
     def _stream(
         self,
@@ -207,7 +318,7 @@ class ChatOaicompat(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         options = self._options(stop, kwargs)
         updates = self.sync_client.get_streaming_response(to_chat_messages(messages), options)
-        chunks = _Chunks()
+        chunks = StreamChunks()
         try:
             for update in updates:
                 chunk = chunks.of(update)
@@ -221,7 +332,10 @@ class ChatOaicompat(BaseChatModel):
             close = getattr(updates, "close", None)
             if close is not None:
                 close()
-        yield chunks.last()
+        last = chunks.last()
+        if run_manager is not None and last.text:
+            run_manager.on_llm_new_token(last.text, chunk=last)
+        yield last
 
     def close(self) -> None:
         """``aclose`` for blocking code: ends the loop thread of the sync methods and closes
@@ -233,74 +347,24 @@ class ChatOaicompat(BaseChatModel):
             asyncio.run(self.client.aclose())
 
 
+def _field_names(cls: type[BaseChatModel]) -> set[str]:
+    fields = cls.model_fields
+    return set(fields) | {field.alias for field in fields.values() if field.alias}
+
+
+def _with_thread(config: RunnableConfig | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with ``conversation_id``: the one given, else the run's ``thread_id``.
+    LangChain hands a chat model's ``_generate`` no ``configurable``, so it is read here, where
+    the run's config is (the one passed, or the one LangGraph set for the running node)."""
+    if "conversation_id" in kwargs:
+        return kwargs
+    thread = ensure_config(config).get("configurable", {}).get("thread_id")
+    return kwargs if thread is None else {**kwargs, "conversation_id": str(thread)}
+
+
 class _Borrowed(DelegatingChatClient):
     """The caller's client, lent to ``SyncChatClient``: closing the loop thread must not
     close a client this model does not own."""
 
     async def aclose(self) -> None:
         return None
-
-
-def _tool_choice(choice: str | dict[str, Any] | bool) -> str | dict[str, Any]:
-    if isinstance(choice, dict):
-        return choice
-    if choice is True or choice == "any":
-        return "required"
-    if choice in ("auto", "none", "required"):
-        return str(choice)
-    return {"type": "function", "function": {"name": choice}}
-
-
-def _result(response: ChatResponse) -> ChatResult:
-    message = ai_message(response)
-    info = {"finish_reason": str(response.finish_reason)} if response.finish_reason else None
-    generation = ChatGeneration(message=message, generation_info=info)
-    output = {"model_name": response.model_id, "token_usage": reported_usage(response.usage)}
-    return ChatResult(generations=[generation], llm_output=output)
-
-
-class _Chunks:
-    """A stream's updates as LangChain chunks: text, reasoning and whole calls as they come;
-    usage, finish reason and model once, in the last chunk (LangChain adds chunks up, so a
-    field sent twice would count twice)."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-        self.usage: UsageDetails | None = None
-        self.finish_reason: object = None
-        self.model_id: str | None = None
-        self.response_id: str | None = None
-
-    def of(self, update: ChatResponseUpdate) -> ChatGenerationChunk | None:
-        """Hot path: one call per update."""
-        self.response_id = self.response_id or update.response_id
-        self.model_id = self.model_id or update.model_id
-        if update.finish_reason is not None:
-            self.finish_reason = update.finish_reason
-        calls = []
-        for content in update.contents:
-            if isinstance(content, FunctionCallContent):
-                calls.append(call_chunk(content, self.calls))
-                self.calls += 1
-            elif isinstance(content, UsageContent):
-                details = content.details
-                self.usage = details if self.usage is None else self.usage.updated_with(details)
-        text, reasoning = update.text, update.reasoning
-        if not (text or reasoning or calls):
-            return None
-        kwargs = {"reasoning_content": reasoning} if reasoning else {}
-        message = AIMessageChunk(
-            content=text, additional_kwargs=kwargs, tool_call_chunks=calls, id=self.response_id
-        )
-        return ChatGenerationChunk(message=message)
-
-    def last(self) -> ChatGenerationChunk:
-        message = AIMessageChunk(
-            content="",
-            id=self.response_id,
-            response_metadata=response_metadata(self.finish_reason, self.model_id),
-        )
-        if self.usage is not None:
-            message.usage_metadata = usage_metadata(self.usage)
-        info = {"finish_reason": str(self.finish_reason)} if self.finish_reason else None
-        return ChatGenerationChunk(message=message, generation_info=info)

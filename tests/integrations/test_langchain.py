@@ -149,6 +149,9 @@ async def test_a_call_cut_by_max_tokens_is_invalid_and_not_run() -> None:
     (chunk_call,) = streamed.tool_call_chunks
     assert json.loads(chunk_call["args"] or "null") == ""
     assert ran == []
+    # Nothing else came: the answer is the call as written, not an empty message.
+    written = '<tool_call>\n{"name": "get_weather", "arguments": {}}\n</tool_call>'
+    assert message.text == streamed.text == written
 
 
 def test_a_flagged_call_in_a_whole_answer_keeps_its_error() -> None:

@@ -30,12 +30,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        # imported here: --help and argparse's usage errors load nothing of the library
+        # A bad file or flag of demo or replay: one line naming it and the fix, no traceback.
+        # deferred: --help and argparse's usage errors load nothing of the library
         from providers.abstractions.errors import ConfigurationError
 
         if not isinstance(exc, ConfigurationError):
             raise
-        # a bad file or flag of demo or replay: one line naming it and the fix, no traceback
+        # deferred: the escaping loads the response types, which --help does without
         from providers.cli.output import terminal_safe
 
         print(f"oaicompat: {terminal_safe(str(exc), layout=True)}", file=sys.stderr)

@@ -17,6 +17,7 @@ from capabilities.models import ModelCapabilities
 from providers.cli.arguments import EXIT_BACKEND, EXIT_OK, EXIT_USAGE
 from providers.cli.output import json_text, print_probe_table, terminal_safe
 from providers.cli.target import target_from
+from providers.config.key_paths import did_you_mean
 
 __all__ = ["probe"]
 
@@ -49,8 +50,6 @@ def _check_model(model_id: str | None, caps: ModelCapabilities) -> int:
     served = list(caps.served_model_ids.value or ())
     if not model_id or not served or model_id.casefold() in {s.casefold() for s in served}:
         return EXIT_OK
-    from providers.config.key_paths import did_you_mean
-
     listed = terminal_safe(", ".join(served))
     if caps.model_field_ignored:
         print(

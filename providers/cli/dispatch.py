@@ -18,6 +18,9 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``oaicompat`` command: run one subcommand and return its exit code (0 ok, 1 the
+    backend failed, 2 usage or configuration), never raising for a user's mistake. Takes
+    ``argv`` so tests call it in-process."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)

@@ -18,6 +18,9 @@ __all__ = ["TRAITS", "Backend", "BackendTraits", "traits_for"]
 
 @value_class(frozen=True)
 class BackendTraits:
+    """What the capability resolver needs of a backend's ``BackendProfile`` row (which probes
+    to ask, whether ``model`` is ignored), so capabilities depends on the table, not the reverse."""
+
     name: str
 
     probes: tuple[str, ...] = ()

@@ -65,6 +65,9 @@ _VERSION_PROBES = (Source.PROPS, Source.VERSION, Source.SERVER_INFO, Source.API_
 
 @value_class(frozen=True)
 class DetectedBackend:
+    """Which server software answered and why it was decided so: the evidence is kept because
+    a wrong guess must be traceable to the one answer that made it."""
+
     backend: str
     """A ``Backend`` constant (or ``generic``)."""
     version: str | None

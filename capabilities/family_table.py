@@ -39,6 +39,9 @@ _TEXT_IMAGE = (Modality.TEXT, Modality.IMAGE)
 
 @value_class(frozen=True)
 class FamilyRow:
+    """One model family's card facts (context, output limit, modalities, tools, reasoning),
+    matched by ``pattern`` against the model id; ``None`` where the card does not settle it."""
+
     family: str
     pattern: re.Pattern[str]
     context_window: int | None

@@ -109,7 +109,7 @@ class Lenient(BaseModel):
     """Base of every probe-response model: unknown keys are ignored (servers add keys every
     release) and every field is one of the lenient types above."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, protected_namespaces=())
 
 
 M = TypeVar("M", bound=Lenient)

@@ -173,7 +173,9 @@ class CapabilityOverrides(BaseModel):
     ``backend`` skips detection entirely.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", use_attribute_docstrings=True, protected_namespaces=()
+    )
 
     backend: str | None = None
     """The server software (``llamacpp``, ``vllm``, ``sglang``…); skips detection."""

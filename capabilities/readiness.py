@@ -39,6 +39,9 @@ of a backend that is not listening yet."""
 
 @value_class(frozen=True)
 class Readiness:
+    """How the wait for a loading server ended: how long, how many tries, and the status that
+    counted as ready (a 401 or 404 also means the server is up)."""
+
     waited_seconds: float
     attempts: int
     status: int

@@ -21,6 +21,10 @@ ChatInput = str | ChatMessage | Iterable[ChatMessage]
 
 @runtime_checkable
 class ChatClient(Protocol):
+    """What every client and layer is: the wire clients, each layer over an inner client, and
+    the framework adapters' inner client. A ``Protocol`` rather than a base class, so a test
+    double or an application's own client needs no import from here to fit a pipeline."""
+
     async def get_response(
         self, messages: ChatInput, options: ChatOptions | None = None
     ) -> ChatResponse:

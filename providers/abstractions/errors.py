@@ -330,37 +330,59 @@ class ApiStatusError(ProviderError):
 
 
 class AuthenticationError(ApiStatusError):
+    """401: the server did not accept the credentials. Never retried (the same key fails
+    again); fix ``api_key``. The CLI adds which variable was unset when no key was sent."""
+
     def _default_user_message(self) -> str:
         return "The model server rejected the credentials; check the API key."
 
 
 class PermissionDeniedError(ApiStatusError):
+    """403: the credentials are valid but may not do this (a model or route outside the key's
+    scope). Never retried; a fallback with its own key may still answer."""
+
     def _default_user_message(self) -> str:
         return "The model server refused this request for these credentials."
 
 
 class ModelNotFoundError(ApiStatusError):
+    """404 that names the model: the id is not served. Kept apart from a missing route
+    (``InvalidRequestError``) because the fix differs; ``capabilities.model_not_found_error``
+    adds the served ids and the closest one."""
+
     def _default_user_message(self) -> str:
         return "The model server does not serve the requested model."
 
 
 class InvalidRequestError(ApiStatusError):
+    """400, 422, a 404 for a route, …: the server refused this request as written. Retrying the
+    same body cannot help, so it is terminal; ``param`` names the field when the server did."""
+
     def _default_user_message(self) -> str:
         suffix = f" (HTTP {self.status})" if self.status is not None else ""
         return f"The model server rejected the request{suffix}."
 
 
 class RateLimitError(ApiStatusError):
+    """429: the server asks the caller to slow down. Retried after ``retry_after`` (the
+    server's ``Retry-After``) when that is within the retry policy's bounds."""
+
     def _default_user_message(self) -> str:
         return "The model server is rate-limiting requests; try again shortly."
 
 
 class BackendUnavailableError(ApiStatusError):
+    """502, 503, 504: the server (or the proxy before it) cannot answer now, often a model
+    still loading. Transient, so retried; a role's fallback answers once the retries are spent."""
+
     def _default_user_message(self) -> str:
         return "The model server is unavailable or still loading the model; try again shortly."
 
 
 class ServerError(ApiStatusError):
+    """500 and other 5xx, or an error event in a stream without a status: the server failed
+    while handling a valid request. Retried (as 500 when it has no status)."""
+
     def _default_user_message(self) -> str:
         suffix = f" (HTTP {self.status})" if self.status is not None else ""
         return f"The model server failed{suffix}; try again shortly."

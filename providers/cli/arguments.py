@@ -20,6 +20,8 @@ exit codes:
 
 The API key is read from the configuration (api_key: ${VAR}) or, with --base-url, from the
 environment variable named by --api-key-env (default OAICOMPAT_API_KEY), never from a flag.
+Without -v only errors reach stderr (with the answer's statistics); -v adds the library's
+warnings, -vv its debug events.
 """
 
 
@@ -66,7 +68,19 @@ def _backend_selection() -> argparse.ArgumentParser:
     group.add_argument("--base-url", help="server URL; bypasses the configuration file")
     group.add_argument("--model", help="model id (with --base-url)")
     group.add_argument("--backend", help="profile: auto, llamacpp, vllm, sglang… (with --base-url)")
-    group.add_argument("--api-key-env", default="OAICOMPAT_API_KEY", metavar="VAR")
+    group.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="environment variable holding the API key (with --base-url; default "
+        "OAICOMPAT_API_KEY, sent only when set)",
+    )
+    group.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="give up on a request after this long (each attempt; default: the configuration's "
+        "timeouts, else 600 s to the first token)",
+    )
     group.add_argument(
         "--extra-body", metavar="JSON", help="JSON object merged into every request body"
     )
@@ -75,8 +89,20 @@ def _backend_selection() -> argparse.ArgumentParser:
         choices=("chat", "responses"),
         help="endpoint family: chat completions (default) or /v1/responses",
     )
-    target.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr")
+    target.add_argument(
+        "-v", "--verbose", action="count", default=0, help="log warnings (-vv: debug) to stderr"
+    )
     return target
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
 
 
 def _add_record(
@@ -89,7 +115,15 @@ def _add_record(
     record.add_argument("prompt")
     record.add_argument("--name", required=True, help="what the exchange shows, e.g. stream-text")
     record.add_argument("--setup", default="cli", help="server set-up label (default cli)")
-    record.add_argument("--transcripts", type=Path, default=Path("transcripts"))
+    record.add_argument(
+        "--transcripts",
+        type=Path,
+        default=Path("oaicompat-transcripts"),
+        help="where to write (default ./oaicompat-transcripts, never the bundled transcripts/)",
+    )
+    record.add_argument(
+        "--force", action="store_true", help="replace a transcript of the same name if it exists"
+    )
     record.add_argument("--no-stream", action="store_true", help="record a non-streamed call")
     record.add_argument("--max-tokens", type=int)
     record.add_argument("--tools", metavar="JSON|@FILE", help="OpenAI-style tool list")

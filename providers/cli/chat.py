@@ -11,7 +11,7 @@ from providers.abstractions.messages import ChatMessage
 from providers.abstractions.options import ChatOptions
 from providers.cli.arguments import EXIT_OK
 from providers.cli.flags import tools_flag
-from providers.cli.output import StreamView, print_stats, terminal_safe
+from providers.cli.output import StreamView, print_stats, print_waiting, terminal_safe
 from providers.cli.target import closing, target_from
 
 __all__ = ["chat"]
@@ -30,7 +30,8 @@ async def chat(args: argparse.Namespace) -> int:
     out = sys.stdout
     view = StreamView(out, tty=out.isatty())
     updates: list[ChatResponseUpdate] = []
-    async with closing(target.client()) as client:
+    print_waiting(target.shown_url, target.timeout, sys.stderr)
+    async with closing(target.answering_client()) as client:
         async for update in client.get_streaming_response(messages, options):
             updates.append(update)
             view.show(update)

@@ -1,29 +1,32 @@
 """``oaicompat demo``: the same model text from llama.cpp, vLLM and SGLang, side by side.
 
-With no backend configured it needs nothing but this checkout: it starts a loopback server that
-replays bundled transcripts (real traffic captured from each server, forced to the same model
-text), sends each through one ``OpenAiCompatibleChatClient``, and prints what differed on the
-wire next to what the caller got.
+With no backend configured it needs nothing but the installed package: it starts a loopback
+server that replays bundled transcripts (real traffic captured from each server, forced to the
+same model text; package data found with ``importlib.resources``, ``demo_root``, so an installed
+wheel has them too), sends each through one ``OpenAiCompatibleChatClient``, and prints what
+differed on the wire next to what the caller got.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
+from importlib.resources import files
 from pathlib import Path
 from typing import Any, TextIO
 
 from providers.abstractions.chat_response import ChatResponse
-from providers.abstractions.errors import ProviderError
+from providers.abstractions.errors import ConfigurationError, ProviderError
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.records import value_class
 from providers.chat_completions.client import OpenAiCompatibleChatClient
 from providers.cli.output import terminal_safe
+from providers.cli.replay import load_transcript
 from providers.layers.text_recovery import TextRecoveryChatClient
 from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
-from providers.replay.transcripts import Transcript, default_root, recorded_offer
+from providers.replay.transcripts import Transcript, recorded_offer
 
-__all__ = ["DEMO_SCENARIOS", "run_demo"]
+__all__ = ["DEMO_SCENARIOS", "demo_root", "run_demo"]
 
 DEMO_SCENARIOS: dict[str, dict[str, str]] = {
     "reasoning  (<think>The user asks…</think> It is sunny in Paris.)": {
@@ -154,9 +157,30 @@ def _norm_of(row: DemoRow) -> dict[str, str]:
     return _normalised(row.result)
 
 
+def demo_root() -> Path:
+    """The demo's captures as shipped in the package (in a checkout, links into
+    ``transcripts/``); a wheel is unpacked on disk, so the resource is a real folder."""
+    return Path(str(files("providers.replay").joinpath("demo_transcripts")))
+
+
+def _load(root: Path, backend: str, name: str) -> Transcript:
+    try:
+        return load_transcript(root / backend / f"{name}.json")
+    except ConfigurationError as exc:
+        raise ConfigurationError(
+            f"{exc}; --transcripts DIR must hold all six demo captures "
+            "(<backend>/<scenario>.json and its body), or leave it out for the bundled ones"
+        ) from None
+
+
 async def run_demo(root: Path | None = None, out: TextIO = sys.stdout) -> int:
     """Replay the demo scenarios; 0 when every backend answered, 1 otherwise."""
-    root = root or default_root()
+    root = root or demo_root()
+    transcripts = {  # all loaded first: a missing one is a usage error before any output
+        (title, backend): _load(root, backend, name)
+        for title, scenario in DEMO_SCENARIOS.items()
+        for backend, name in scenario.items()
+    }
     out.write(
         "oaicompat demo: real llama.cpp, vLLM 0.33 and SGLang 0.5.23 traffic (bundled "
         "transcripts)\nreplayed by a loopback server through one OpenAiCompatibleChatClient.\n"
@@ -164,15 +188,13 @@ async def run_demo(root: Path | None = None, out: TextIO = sys.stdout) -> int:
     status = 0
     for title, scenario in DEMO_SCENARIOS.items():
         rows = []
-        for backend, name in scenario.items():
-            transcript = Transcript.load(root / backend / f"{name}.json")
-            row = await _replay(transcript)
+        for backend in scenario:
+            row = await _replay(transcripts[title, backend])
             status |= row.error is not None
             rows.append(row)
         _print_block(title, rows, out)
     out.write(
         "\nllama.cpp's calls above arrived as plain text in delta.content (its tool parser was "
         "not engaged);\nthe text-recovery layer made them the same structured calls.\n"
-        "Not yet normalised: whitespace around the reasoning block differs by server.\n"
     )
     return status

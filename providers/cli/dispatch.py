@@ -18,6 +18,9 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``oaicompat`` command: run one subcommand and return its exit code (0 ok, 1 the
+    backend failed, 2 usage or configuration), never raising for a user's mistake. Takes
+    ``argv`` so tests call it in-process."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
@@ -29,6 +32,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        # A bad file or flag of demo or replay: one line naming it and the fix, no traceback.
+        # deferred: --help and argparse's usage errors load nothing of the library
+        from providers.abstractions.errors import ConfigurationError
+
+        if not isinstance(exc, ConfigurationError):
+            raise
+        # deferred: the escaping loads the response types, which --help does without
+        from providers.cli.output import terminal_safe
+
+        print(f"oaicompat: {terminal_safe(str(exc), layout=True)}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -32,7 +32,7 @@ def tools_flag(spec: str | None) -> list[Any] | None:
     """``--tools``: an OpenAI-style tool list, inline or ``@FILE``."""
     if not spec:
         return None
-    text = Path(spec[1:]).read_text() if spec.startswith("@") else spec
+    text = _read_flag_file("--tools", spec[1:]) if spec.startswith("@") else spec
     try:
         tools = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -40,3 +40,13 @@ def tools_flag(spec: str | None) -> list[Any] | None:
     if not isinstance(tools, list):
         raise ConfigurationError("--tools must be a JSON list of tools")
     return tools
+
+
+def _read_flag_file(flag: str, name: str) -> str:
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigurationError(
+            f"{flag} @{name}: cannot read the file ({reason}); name a readable JSON file"
+        ) from None

@@ -20,7 +20,14 @@ from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdat
 from providers.abstractions.contents import TextContent, TextReasoningContent
 from telemetry import CacheEvolution, request_timings
 
-__all__ = ["StreamView", "json_text", "print_probe_table", "print_stats", "terminal_safe"]
+__all__ = [
+    "StreamView",
+    "json_text",
+    "print_probe_table",
+    "print_stats",
+    "print_waiting",
+    "terminal_safe",
+]
 
 _CONTROLS = (*range(0x20), 0x7F, *range(0x80, 0xA0))  # C0, DEL, C1
 _ESCAPED = {code: f"\\x{code:02x}" for code in _CONTROLS}
@@ -123,3 +130,13 @@ def print_stats(response: ChatResponse, updates: list[ChatResponseUpdate], out: 
     evolution = CacheEvolution()
     evolution.add(timings)
     out.write(terminal_safe(evolution.render_text(), layout=True) + "\n")
+
+
+def print_waiting(url: str, timeout: float | None, err: TextIO) -> None:
+    """On a terminal only, say what a long silence is: a server may take minutes to a first
+    token (600 s by default), which without a word looks like a hang."""
+    if not err.isatty():
+        return
+    limit = f"up to {timeout:g} s" if timeout else "--timeout SECONDS to limit"
+    err.write(f"oaicompat: waiting for {terminal_safe(url)}… ({limit}; Ctrl-C to stop)\n")
+    err.flush()

@@ -3,14 +3,16 @@
 ``--base-url`` (with ``--model``, ``--backend``) names one directly; otherwise the configuration
 file (``--config``, else ``./oaicompat.yaml``, else ``~/.config/oaicompat/config.yaml``) does,
 through the role or backend named by ``--use``. Either way the client is ``create_chat_client``'s
-standard pipeline, so the CLI exercises what the library builds.
+standard pipeline, so the CLI exercises what the library builds; ``chat`` answers through the
+role's fallback as ``client_for`` does (``Target.answering_client``), while ``probe``, ``check``
+and ``record`` examine the one backend the role names first.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,9 @@ from providers.config import (
     load_config,
 )
 from providers.factory import create_chat_client
+from providers.layers.fallback import FallbackChatClient
 from providers.transport.stale_connections import new_http_client
+from providers.transport.timeouts import Timeouts
 
 __all__ = ["Target", "closing", "target_from"]
 
@@ -48,6 +52,12 @@ class Target:
     capabilities: CapabilityOverrides | None = None
     settings: dict[str, Any] = field(default_factory=dict)
     """``create_chat_client`` keywords (retry, timeouts, recovery, extra_body)."""
+    fallback: Target | None = None
+    """The backend the configured role falls back to (flags never apply to it)."""
+    backend_name: str = ""
+    """The configuration's name of this backend (a role's ``name`` is the role)."""
+    timeout: float | None = None
+    """``--timeout``: also the probes' HTTP timeout."""
 
     @property
     def shown_url(self) -> str:
@@ -58,27 +68,78 @@ class Target:
         """The probes' HTTP client, through the backend's proxy (or the environment's, unless
         ``trust_env`` is off) as its requests go; the caller closes it."""
         return new_http_client(
-            proxy=self.settings.get("proxy"), trust_env=self.settings.get("trust_env", True)
+            self.timeout or 5.0,
+            proxy=self.settings.get("proxy"),
+            trust_env=self.settings.get("trust_env", True),
         )
 
     def client(self, **overrides: Any) -> ChatClient:
+        """This one backend's standard pipeline."""
         settings = {"backend": self.backend, **self.settings, **overrides}
         return create_chat_client(self.base_url, self.model_id, self.api_key, **settings)
+
+    def answering_client(self) -> ChatClient:
+        """What the library's ``client_for`` builds for the role: the pipeline, wrapped in a
+        ``FallbackChatClient`` when the role has a fallback."""
+        main = self.client()
+        if self.fallback is None:
+            return main
+        return FallbackChatClient(
+            main,
+            self.fallback.client(),
+            main_name=self.backend_name or self.name,
+            fallback_name=self.fallback.name,
+            limits=self.settings.get("limits"),
+        )
+
+
+DEFAULT_KEY_VARIABLE = "OAICOMPAT_API_KEY"
 
 
 def target_from(args: argparse.Namespace) -> Target:
     extra = extra_body_flag(args.extra_body)
     if args.base_url:
         _check_base_url_flag(args.base_url)
-        return Target(
+        target = Target(
             url_for_errors(args.base_url),
             args.base_url,
             args.model,
-            os.environ.get(args.api_key_env) or None,
+            _key_from_environment(args.api_key_env),
             args.backend or "auto",
             settings={"extra_body": extra or None, "api": args.api or "chat"},
         )
-    return _configured_target(args, extra)
+    else:
+        if args.api_key_env:
+            raise ConfigurationError(
+                "--api-key-env works with --base-url; with a configuration file the key is "
+                "the backend's api_key: ${VAR}"
+            )
+        target = _configured_target(args, extra)
+    return _with_timeout(target, args.timeout) if args.timeout else target
+
+
+def _key_from_environment(variable: str | None) -> str | None:
+    """The default variable may be unset (a local server needs no key); one the user named on
+    the command line must be set, or the first request would fail with a bare 401."""
+    key = os.environ.get(variable or DEFAULT_KEY_VARIABLE) or None
+    if variable and key is None:
+        raise ConfigurationError(
+            f"--api-key-env {variable}: the environment variable {variable} is unset or empty; "
+            f"export {variable}=<key> or leave --api-key-env out"
+        )
+    return key
+
+
+def _with_timeout(target: Target, seconds: float) -> Target:
+    """``--timeout`` caps each attempt's phases (first token, idle, total) at ``seconds``."""
+    timeouts = target.settings.get("timeouts") or Timeouts()
+    capped = {
+        name: seconds if value is None else min(value, seconds)
+        for name in ("connect", "first_token", "idle", "total")
+        for value in [getattr(timeouts, name)]
+    }
+    settings = {**target.settings, "timeouts": replace(timeouts, **capped)}
+    return replace(target, settings=settings, timeout=seconds)
 
 
 def _check_base_url_flag(url: str) -> None:
@@ -100,22 +161,36 @@ def _configured_target(args: argparse.Namespace, extra: dict[str, Any]) -> Targe
         raise ConfigurationError(f"no backend: pass --base-url or write a configuration ({tried})")
     config = load_config(path)
     name = args.use or _default_name(config, path)
+    main = _backend_target(config, name, args, extra)
+    fallback_name = config.fallback_name(name)
+    if fallback_name is not None:
+        fallback = _backend_target(config, fallback_name, None, {})
+        main = replace(main, fallback=fallback)
+    return main
+
+
+def _backend_target(
+    config: OaicompatConfig, name: str, args: argparse.Namespace | None, extra: dict[str, Any]
+) -> Target:
+    """One configured backend; ``args`` (the flags, which win over the file) for the main one."""
     backend = config.backend(name)
     settings = config.pipeline_settings(backend)
     del settings["backend"]  # --backend may override it: passed on its own below
     settings["extra_body"] = {**backend.extra_body, **extra} or None
-    if args.api and args.api != backend.api:
-        settings["api"] = args.api
+    api = args.api if args is not None else None
+    if api and api != backend.api:
+        settings["api"] = api
         settings.pop("conversation_mode", None)  # a Responses-only setting
     key = backend.api_key.get_secret_value() if backend.api_key is not None else None
     return Target(
         name,
         backend.base_url,
-        args.model or backend.model_id,
+        (args.model if args is not None else None) or backend.model_id,
         key,
-        args.backend or backend.backend,
+        (args.backend if args is not None else None) or backend.backend,
         backend.capabilities,
         settings,
+        backend_name=config.backend_name(name),
     )
 
 

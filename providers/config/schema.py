@@ -281,7 +281,7 @@ class OaicompatConfig(Strict):
     defaults: DefaultsConfig = Field(default_factory=DefaultsConfig)
     """Settings every backend inherits unless it sets its own."""
     backends: dict[str, BackendConfig] = Field(default_factory=dict)
-    """Named backends; the name is what roles and ``--backend`` refer to."""
+    """Named backends; the name is what roles and ``--use`` refer to."""
     roles: dict[str, str | RoleConfig] = Field(default_factory=dict)
     """Role name → backend name (or ``{backend, fallback}``)."""
 

@@ -250,6 +250,7 @@ async def record_exchange(
     http_client: httpx.AsyncClient | None = None,
     recorded_at: datetime | None = None,
     api: str = "chat",
+    overwrite: bool = True,
 ) -> Recording:
     """Identify the server, send ``request`` to its chat completions URL (``api="responses"``:
     its ``/v1/responses``), and write the transcript ``root/<backend>/<scenario>.{sse,raw,json}``.
@@ -258,11 +259,16 @@ async def record_exchange(
     ``flags`` are the server's command-line flags when the caller knows them (``None``: unknown,
     and the notes say so). ``extra`` adds sidecar keys after ``expected`` (e.g. ``recovery``).
     The API key goes in the ``Authorization`` header only, never into the sidecar.
+    ``overwrite=False`` raises ``FileExistsError`` before anything is sent when the transcript
+    exists already: a capture is evidence, and replacing one must be asked for.
     """
     endpoint = Endpoint.from_base_url(base_url)
     headers = endpoint.authorized(None, api_key)
     async with _http(http_client) as http:
         identity = await identify_server(http, endpoint, headers=headers)
+        existing = root / (backend or identity.backend) / f"{scenario}.json"
+        if not overwrite and existing.exists():
+            raise FileExistsError(existing)
         url = endpoint.chat_completions if api == "chat" else f"{endpoint.api_base}/responses"
         exchange = await post_exchange(http, url, request, headers=headers)
     folder_backend = backend or identity.backend

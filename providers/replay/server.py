@@ -22,6 +22,9 @@ __all__ = ["RecordedReply", "ReplayServer", "whole"]
 
 @value_class()
 class RecordedReply:
+    """What the loopback server sends for one request: the recorded status, body and headers,
+    or a cut-off stream (``truncate``), so a replay can play a server dying mid-stream."""
+
     status: int
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)

@@ -40,6 +40,10 @@ def default_root() -> Path:
 
 @value_class(frozen=True)
 class Transcript:
+    """One recorded exchange: the body bytes exactly as the server sent them and the sidecar
+    (provenance, request, response head, ``expected``). Bytes, not parsed chunks, so a replay
+    feeds the client what the server really wrote."""
+
     backend: str
     scenario: str
     body: bytes

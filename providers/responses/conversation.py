@@ -41,6 +41,9 @@ _STORE_PARAMS = frozenset({"previous_response_id", "response_id"})
 
 
 class ConversationMode(enum.StrEnum):
+    """How a Responses-API client sends a conversation's history (``conversation_mode:``).
+    Stateless is the default because not every server keeps a response store."""
+
     STATELESS = "stateless"
     """The whole history as input items on every request (default; correct everywhere)."""
     PREVIOUS_RESPONSE_ID = "previous_response_id"

@@ -15,6 +15,9 @@ __all__ = ["RESPONSES_QUIRKS", "ResponsesQuirks", "responses_quirks_for"]
 
 @value_class(frozen=True)
 class ResponsesQuirks:
+    """One backend's Responses-API request rules, projected from its ``BackendProfile`` row so
+    the Responses client reads only what concerns it."""
+
     name: str
 
     replays_function_calls: bool = True

@@ -30,6 +30,7 @@ _VERSION_SEGMENT = re.compile(r"v\d+", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _UNSENDABLE = re.compile(r"[^\t\x20-\x7e]")
+_EDGE_SPACE = frozenset(" \t")
 """What a header value may not hold: httpx encodes values as ASCII, and a line break would end
 the header (h11 refuses it, quoting the value in its error)."""
 
@@ -44,9 +45,12 @@ def redact_url(url: str) -> str:
 
 def check_header(what: str, value: str) -> None:
     """Refuse a value httpx cannot send, naming ``what`` and never the value (a header value
-    is usually a credential): a line break or other control character, or a non-ASCII one."""
+    is usually a credential): a line break or other control character, a non-ASCII one, or
+    whitespace at either end (h11 refuses to send that, which surfaced as "could not reach")."""
     bad = _UNSENDABLE.search(value)
     if bad is None:
+        if value[:1] in _EDGE_SPACE or value[-1:] in _EDGE_SPACE:
+            raise ConfigurationError(f"{what} begins or ends with whitespace and cannot be sent")
         return
     char = bad.group()
     if char in "\r\n":

@@ -104,6 +104,7 @@ async def test_per_request_header_wins_case_insensitively_authorization_included
     [
         ({"X-Key": "line\r\nInjected: yes"}, "a line break"),
         ({"X-Key": "caf\u00e9-secret-value"}, "a non-ASCII character"),
+        ({"X-Key": " padded-secret-value\t"}, "begins or ends with whitespace"),
         ({"Bad Name": "v"}, "not a valid token"),
         ({"Content-Length": "5"}, "set by the transport"),
         ({"Transfer-Encoding": "chunked"}, "set by the transport"),

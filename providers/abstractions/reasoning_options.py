@@ -15,7 +15,7 @@ from typing import ClassVar
 from providers.abstractions.open_values import OpenValue
 from providers.abstractions.records import value_class
 
-__all__ = ["ReasoningEffort", "ReasoningOptions", "ReasoningOutput"]
+__all__ = ["EFFORT_WORDS", "ReasoningEffort", "ReasoningOptions", "ReasoningOutput"]
 
 
 class ReasoningEffort(OpenValue):
@@ -38,6 +38,20 @@ ReasoningEffort.LOW = ReasoningEffort("low")
 ReasoningEffort.MEDIUM = ReasoningEffort("medium")
 ReasoningEffort.HIGH = ReasoningEffort("high")
 ReasoningEffort.EXTRA_HIGH = ReasoningEffort("extra_high")
+
+EFFORT_WORDS: dict[str, ReasoningEffort] = {
+    "none": ReasoningEffort.NONE,
+    "minimal": ReasoningEffort.LOW,
+    "low": ReasoningEffort.LOW,
+    "medium": ReasoningEffort.MEDIUM,
+    "high": ReasoningEffort.HIGH,
+    "xhigh": ReasoningEffort.EXTRA_HIGH,
+    "max": ReasoningEffort.EXTRA_HIGH,
+}
+"""The effort words agent frameworks take (OpenAI's ``reasoning_effort``, the Responses
+client's ``xhigh`` and ``max``, pydantic-ai's ``thinking`` levels) as oaicompat's levels: the
+integrations read a framework's setting through this one table. ``minimal`` (the lowest that
+still thinks) and ``max`` have no level of their own and get the nearest."""
 
 
 class ReasoningOutput(OpenValue):

@@ -19,10 +19,10 @@ from providers.abstractions import (
     ChatOptions,
     ChatResponseFormat,
     ChatToolMode,
-    ReasoningEffort,
     ReasoningOptions,
     ReasoningOutput,
 )
+from providers.abstractions.reasoning_options import EFFORT_WORDS
 from providers.integrations._extras import missing_extra
 
 try:
@@ -65,17 +65,6 @@ _SDK_ONLY = {
 would otherwise land in the body as keys no server reads."""
 _NOT_SENT = frozenset({"instructions", "metadata", "store", "tools"})
 """Options that are the framework's business (instructions become a system message here)."""
-_EFFORTS = {
-    "none": ReasoningEffort.NONE,
-    "minimal": ReasoningEffort.LOW,
-    "low": ReasoningEffort.LOW,
-    "medium": ReasoningEffort.MEDIUM,
-    "high": ReasoningEffort.HIGH,
-    "xhigh": ReasoningEffort.EXTRA_HIGH,
-    "max": ReasoningEffort.EXTRA_HIGH,
-}
-"""OpenAI's effort words (``minimal`` is the lowest that still thinks; ``xhigh`` and ``max`` the
-Responses client's top two) onto oaicompat's levels."""
 _SUMMARIES = frozenset({"auto", "concise", "detailed"})
 
 
@@ -171,8 +160,8 @@ def _reasoning(effort: Any, reasoning: Any) -> ReasoningOptions | None:
         summary = None
     if effort is None and summary is None:
         return None
-    if effort is not None and effort not in _EFFORTS:
-        known = ", ".join(_EFFORTS)
+    if effort is not None and effort not in EFFORT_WORDS:
+        known = ", ".join(EFFORT_WORDS)
         raise ChatClientInvalidRequestException(
             f"reasoning effort {str(effort)[:40]!r} is not one of {known}"
         )
@@ -181,7 +170,7 @@ def _reasoning(effort: Any, reasoning: Any) -> ReasoningOptions | None:
             f"reasoning summary {str(summary)[:40]!r} is not one of auto, concise, detailed"
         )
     return ReasoningOptions(
-        effort=_EFFORTS[effort] if effort is not None else None,
+        effort=EFFORT_WORDS[effort] if effort is not None else None,
         output=ReasoningOutput.SUMMARY if summary is not None else None,
     )
 

@@ -73,6 +73,7 @@ from providers.abstractions import (
     UsageDetails,
 )
 from providers.abstractions import ModelNotFoundError as OaicompatModelNotFound
+from providers.abstractions.reasoning_options import EFFORT_WORDS
 from providers.integrations.pydantic_ai.tool_choice import tool_selection
 
 __all__ = [
@@ -204,20 +205,6 @@ def to_chat_options(
     return options
 
 
-_EFFORTS: dict[str, ReasoningEffort] = {
-    "none": ReasoningEffort.NONE,
-    "minimal": ReasoningEffort.LOW,
-    "low": ReasoningEffort.LOW,
-    "medium": ReasoningEffort.MEDIUM,
-    "high": ReasoningEffort.HIGH,
-    "xhigh": ReasoningEffort.EXTRA_HIGH,
-    "max": ReasoningEffort.EXTRA_HIGH,
-}
-"""pydantic-ai's effort words (the unified ``thinking`` levels and OpenAI's
-``reasoning_effort``) → oaicompat's; ``minimal`` and ``max`` have no level of their own and
-get the nearest (what pydantic-ai does on providers without them)."""
-
-
 def to_reasoning(
     effort: str | None, thinking: ThinkingLevel | None, always_thinks: bool = False
 ) -> ReasoningOptions | None:
@@ -237,11 +224,11 @@ def to_reasoning(
         return ReasoningOptions(
             effort=ReasoningEffort.LOW if always_thinks else ReasoningEffort.NONE
         )
-    level_named = _EFFORTS.get(str(chosen))
+    level_named = EFFORT_WORDS.get(str(chosen))
     if level_named is None:
         raise UserError(
             f"thinking level {str(chosen)[:40]!r} is not one oaicompat can send: "
-            f"use True, False or one of {', '.join(_EFFORTS)}"
+            f"use True, False or one of {', '.join(EFFORT_WORDS)}"
         )
     return ReasoningOptions(effort=level_named)
 

@@ -34,8 +34,8 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "retry_after": (
         "providers/transport/retry_after.py",
         (
+            "tests/unit/providers/transport/test_retry_after.py",
             "tests/unit/providers/transport/test_error_classification.py",
-            "tests/unit/providers/layers/test_retry.py",
         ),
     ),
     "normalize": (

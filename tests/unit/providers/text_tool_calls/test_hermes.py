@@ -191,3 +191,26 @@ def test_a_comma_separated_list_of_objects_in_one_block() -> None:
         ("get_tourist_attractions", {"city": "London"}),
     ]
     assert_split_invariant(text, "hermes")
+
+
+@pytest.mark.parametrize("gap", [",", ", ", " ,\n ", "\n,"])
+@pytest.mark.parametrize("pad", [0, 1, 300])
+def test_several_objects_in_one_block_at_any_offset(gap: str, pad: int) -> None:
+    # Commas at odd and even offsets, with and without spaces, and bodies past 256 characters
+    # (a window a scan could wrongly stop at).
+    first = '{"name": "get_weather", "arguments": {"city": "' + "N" * (1 + pad) + '"}}'
+    second = '{"name": "get_time", "arguments": {"tz": "UTC"}}'
+    text = f"<tool_call>{first}{gap}{second}</tool_call>"
+    result = TextToolCallParser("hermes").parse(text)
+    assert calls(result.contents) == [
+        ("get_weather", {"city": "N" * (1 + pad)}),
+        ("get_time", {"tz": "UTC"}),
+    ]
+    assert result.content == ""
+    assert_split_invariant(text, "hermes")
+
+
+@pytest.mark.parametrize("tail", [", x", "}", "{"])
+def test_a_block_with_junk_after_its_objects_is_surfaced(tail: str) -> None:
+    text = '<tool_call>{"name": "get_time", "arguments": {}}' + tail + "</tool_call>"
+    assert errors(TextToolCallParser("hermes").parse(text).contents)

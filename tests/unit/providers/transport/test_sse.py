@@ -273,3 +273,37 @@ def test_events_before_an_oversized_line_in_the_same_read_are_handed_over(
         decoder.feed_data(b"data: c\n\n")
     with pytest.raises(ResponseTooLargeError):
         decoder.finish_data()
+
+
+@pytest.mark.parametrize("step", [1, 7, 31, 10_000])
+def test_the_event_count_starts_over_with_each_event(step: int) -> None:
+    # Each event alone fits a 200-byte limit: two lines of 75 (151 joined + 48 held, 199),
+    # then three of 10 (32 + 96, 128). A count carried over from the big event into the
+    # small one, read a few bytes at a time, would pass the limit.
+    big = (b"data: " + b"a" * 75 + b"\n") * 2 + b"\n"
+    small = (b"data: " + b"b" * 10 + b"\n") * 3 + b"\n"
+    body = (big + small) * 3
+    pieces = [body[i : i + step] for i in range(0, len(body), step)]
+    assert _limited(200, pieces) == ["\n".join(["a" * 75] * 2), "\n".join(["b" * 10] * 3)] * 3
+
+
+@pytest.mark.parametrize("step", [1, 7, 1000])
+def test_a_later_event_past_the_limit_raises_after_the_earlier_ones(step: int) -> None:
+    first = b"data: ok\n\n"
+    second = (b"data: " + b"y" * 9 + b"\n") * 11 + b"\n"  # 109 with the joins
+    body = first + second
+    decoder = SseDecoder(100)
+    seen: list[str] = []
+    with pytest.raises(ResponseTooLargeError):
+        for i in range(0, len(body), step):
+            seen.extend(decoder.feed_data(body[i : i + step]))
+        decoder.finish_data()
+    assert seen == ["ok"]
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 100])
+@pytest.mark.parametrize("low", [b"\t", b"\x01", b"\x0b", b"\x0c"])
+def test_a_byte_below_line_feed_before_the_line_end_is_data(step: int, low: bytes) -> None:
+    body = b"data: x" + low + b"\n\ndata: y\n\n"
+    pieces = [body[i : i + step] for i in range(0, len(body), step)]
+    assert _limited(100, pieces) == ["x" + low.decode(), "y"]

@@ -51,6 +51,7 @@ async def test_detection_with_a_redirecting_server_keeps_the_headers_at_home() -
         httpx.AsyncClient(follow_redirects=True) as http,
     ):
         found = await detect_backend(http, Endpoint.from_base_url(server.base_url), headers=headers)
+    assert server.requests  # the probe did ask: the test would pass on no request at all
     assert elsewhere.requests == []
     assert found.backend == "generic"
 

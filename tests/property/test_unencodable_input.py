@@ -169,7 +169,10 @@ def test_a_shared_but_acyclic_structure_is_fine(kind: str) -> None:
     schema = {"type": "object", "properties": {"a": shared, "b": shared}}
     options = ChatOptions(tools=[ToolDeclaration("f", None, schema)], temperature=0.5)
     body = CLIENTS[kind]().build_request_body("hi", options, stream=True)
-    json.dumps(body, allow_nan=False, ensure_ascii=False).encode()
+    sent = json.loads(json.dumps(body, allow_nan=False, ensure_ascii=False).encode())
+    (tool,) = sent["tools"]
+    parameters = (tool.get("function") or tool)["parameters"]
+    assert parameters["properties"] == {"a": shared, "b": shared}  # both copies, not refused
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
@@ -195,7 +198,15 @@ def test_well_formed_input_is_never_refused_and_always_encodes(
     messages = [ChatMessage(ChatRole.USER, [TextContent(t) for t in texts])]
     options = ChatOptions(temperature=temperature, additional_properties={"extra": extra})
     body = CLIENTS[kind]().build_request_body(messages, options, stream=True)
-    json.dumps(body, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    sent = json.loads(json.dumps(body, allow_nan=False, ensure_ascii=False).encode("utf-8"))
+    assert sent["extra"] == extra  # the value itself went out, not a cleaned copy
+    assert sent["temperature"] == temperature
+    assert all(text in json.dumps(sent, ensure_ascii=False) for text in map(_json_text, texts))
+
+
+def _json_text(text: str) -> str:
+    """A text as it appears inside an encoded JSON string (quotes and escapes stripped)."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
 
 
 @pytest.mark.parametrize("kind", CLIENTS)

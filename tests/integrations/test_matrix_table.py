@@ -74,10 +74,11 @@ def defined_functions(stem: str) -> set[str]:
 
 def render() -> str:
     """The markdown table: one row per scenario and path, in the scenarios' order."""
+    described = {stem: scenario_lines(stem) for stem in PATHS}
     rows = ["| Scenario | Path | What the user gets |", "| --- | --- | --- |"]
     for scenario in SCENARIOS:
         for stem, heading in PATHS.items():
-            text = scenario_lines(stem).get(scenario, "**missing**").replace("|", "\\|")
+            text = described[stem].get(scenario, "**missing**").replace("|", "\\|")
             rows.append(f"| `{scenario}` | {heading} | {text} |")
     return "\n".join(rows)
 

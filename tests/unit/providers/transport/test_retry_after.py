@@ -1,6 +1,6 @@
 """``retry_after_from_headers``: each rule pinned by a case that fails when the rule changes.
 
-Written to kill the mutants tools/mutation.py found alive (docs/mutation.md): a negative
+Written to kill the mutants ``tools/mutation.py retry_after`` found alive: a negative
 ``retry-after-ms``, HTTP-dates without a zone read on a machine that is not on UTC, and the
 keyword form of the call.
 """

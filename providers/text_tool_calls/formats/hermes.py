@@ -42,9 +42,8 @@ class Hermes:
             raise MalformedBlockError(f"empty {OPEN} block")
         calls: list[AIContent] = []
         while i < end:  # some fine-tunes put several objects in one block
+            # (An object cannot end past `end`: the closing tag holds no "}".)
             call, i = call_from_object(block, i, tools)
-            if i > end:
-                raise MalformedBlockError("the call object runs past the closing tag")
             call.raw = block
             calls.append(call)
             i = skip_space(block, i)

@@ -57,7 +57,12 @@ _LINE_END = re.compile(r"\r\n|\n|\r")
 
 
 def sse_data(body: str) -> list[str]:
-    """Return the data of each dispatched event, up to (excluding) ``[DONE]``.
+    """Return the data of each dispatched event, up to (excluding) ``[DONE]``."""
+    return sse_events(body)[0]
+
+
+def sse_events(body: str) -> tuple[list[str], bool]:
+    """The data of each dispatched event up to (excluding) ``[DONE]``, and whether it came.
 
     Follows the WHATWG event-stream rules that matter here: a blank line dispatches the event,
     lines starting with ``:`` are comments, one space after ``field:`` is dropped, several
@@ -73,7 +78,7 @@ def sse_data(body: str) -> list[str]:
             if data:
                 payload = "\n".join(data)
                 if payload == "[DONE]":
-                    return events
+                    return events, True
                 events.append(payload)
             data = []
             continue
@@ -84,7 +89,7 @@ def sse_data(body: str) -> list[str]:
             value = value[1:]
         if name == "data":
             data.append(value)
-    return events
+    return events, False
 
 
 # --------------------------------------------------------------------------------------------
@@ -208,9 +213,11 @@ class Expected:
             finish_tool_call(c["call_id"], c["name"], c["raw"])
             for _, c in sorted(self.calls.items())
         ]
-        if calls and self.finish_reason == "length":
-            # The model was writing its last call when the token limit hit: whatever the
-            # server made of it (a name only, "{}") must not look like a complete call.
+        cut = self.error is not None and self.error["class"] == "StreamInterruptedError"
+        if calls and (self.finish_reason == "length" or cut):
+            # The model was writing its last call when the token limit hit (or the stream
+            # broke off): whatever the server made of it (a name only, "{}") must not look
+            # like a complete call.
             calls[-1]["error"] = True
         return {
             "text": "".join(self.text),
@@ -252,6 +259,7 @@ def context_numbers(err: Json) -> tuple[int | None, int | None]:
         r"your prompt contains (?:at least )?(\d+) input tokens",
         r"The input \((\d+) tokens\)",
         r"(\d+) tokens from the input messages",
+        r"\((\d+) in the messages",  # OpenAI's wording (llama-cpp-python copies it)
     ):
         if m := re.search(pattern, message):
             prompt = int(m.group(1))
@@ -270,6 +278,10 @@ def classify_error(status: int, err: Json) -> Json:
             "prompt_tokens": prompt,
             "context_window": window,
         }
+    if status == 500 and re.match(r"\s*\d+ validation errors?\b", str(err.get("message") or "")):
+        # llama-cpp-python answers a request that fails its pydantic validation with a 500
+        # (its error handler wraps every exception): the request is at fault, not the server.
+        return {"class": "InvalidRequestError", "status": status}
     by_status = {
         400: "InvalidRequestError",
         401: "AuthenticationError",
@@ -294,7 +306,8 @@ def error_object(body: Any) -> Json:
 
 def expected_from_sse(body: str) -> Json:
     acc = Expected()
-    for data in sse_data(body):
+    events, done = sse_events(body)
+    for data in events:
         obj = json.loads(data)
         if isinstance(obj, dict) and "error" in obj:
             err = error_object(obj)
@@ -304,6 +317,10 @@ def expected_from_sse(body: str) -> Json:
             acc.error = classify_error(code, err)
             break  # the client raises here, carrying what came before
         acc.chunk(obj)
+    else:
+        if not done and acc.finish_reason is None:
+            # Neither a finish reason nor [DONE]: the stream was cut (an empty 200 stream too).
+            acc.error = {"class": "StreamInterruptedError", "status": None}
     return acc.result()
 
 

@@ -6,9 +6,11 @@ would undo a compression, and a decoded body is no longer what the server sent).
 the sidecar: provenance (which server, its version as ``/props`` or ``/version`` states it, the
 flags when the caller knows them, when), the request as sent, the answer's status, content type
 and identifying headers, and ``expected`` — what the core client makes of the body, replayed on
-loopback by ``providers.replay.transcripts.replay_bytes``. That reading is the client's own, so a
-recorded ``expected`` must be reviewed before it is committed; its worth is that a later change
-in the client, or in the server, shows up as a diff.
+loopback by ``providers.replay.transcripts.replay_bytes``. That reading is the client's own: in a
+user's folder its worth is that a later change in the client, or in the server, shows up as a
+diff. It can only catch change, never error, so the repository's committed ``transcripts/`` take
+no such reading: recording into them needs a ``reader`` that derives ``expected`` from the body
+without the client (``tools/import_transcripts.py``'s ``expected_for``), and is refused without.
 
 ``oaicompat record`` and the integration suite's ``--rerecord-transcripts`` both record through
 ``record_exchange``, so the two cannot drift apart in layout.
@@ -21,26 +23,29 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
 from capabilities.detect import detect_backend
 from providers.abstractions.errors import InvalidResponseError, ProviderConnectionError
 from providers.abstractions.records import value_class
-from providers.replay.transcripts import replay_bytes
+from providers.replay.transcripts import default_root, replay_bytes
 from providers.transport.endpoint import Endpoint
 from providers.transport.stale_connections import new_http_client
 
 __all__ = [
+    "CLIENT_READING",
     "KEPT_HEADERS",
     "Exchange",
+    "ExpectedReader",
     "Recording",
     "ServerIdentity",
     "expected_result",
     "identify_server",
     "post_exchange",
     "provenance",
+    "reader_note",
     "record_exchange",
     "write_transcript",
 ]
@@ -49,8 +54,16 @@ KEPT_HEADERS = ("server", "content-type")
 """Response headers copied into the sidecar (lower-case names; the server's spelling is kept).
 Only what identifies the server and the body: dates, lengths and cookies are noise or private."""
 
+CLIENT_READING = "`expected` is the core client's reading of the body: review it before committing."
+
 RECORD_TIMEOUT = httpx.Timeout(600.0, connect=10.0)
 """A recording waits for the whole answer, however slow the model: the exchange is the point."""
+
+
+class ExpectedReader(Protocol):
+    """Derives a transcript's ``expected`` from the body alone (``transcripts/README.md``)."""
+
+    def __call__(self, body: bytes, status: int, is_sse: bool) -> dict[str, Any]: ...
 
 
 @value_class(frozen=True)
@@ -170,16 +183,18 @@ def provenance(
     flags: Sequence[str] | None,
     notes: str,
     recorded_at: datetime,
+    expected_by: str = CLIENT_READING,
 ) -> dict[str, Any]:
     """The sidecar's ``provenance``: ``kind``, ``source``, ``server``, ``flags`` and ``notes`` as
     in ``transcripts/README.md``, plus ``version`` and ``recorded_at`` (UTC, ISO 8601).
+    ``expected_by`` says where ``expected`` came from.
 
     The server's URL is left out: it may name a private host, and a port that changes with
     every run would make each re-recording differ from the last for nothing."""
     said = [
         f"Recorded through providers.replay.recording; backend detected by {identity.evidence}.",
         "Server flags unknown." if flags is None else "",
-        "`expected` is the core client's reading of the body: review it before committing.",
+        expected_by,
         notes,
     ]
     return {
@@ -251,17 +266,18 @@ async def record_exchange(
     recorded_at: datetime | None = None,
     api: str = "chat",
     overwrite: bool = True,
+    reader: ExpectedReader | None = None,
 ) -> Recording:
     """Identify the server, send ``request`` to its chat completions URL (``api="responses"``:
     its ``/v1/responses``), and write the transcript ``root/<backend>/<scenario>.{sse,raw,json}``.
 
-    ``backend`` names the folder and the replay profile; by default the detected backend.
-    ``flags`` are the server's command-line flags when the caller knows them (``None``: unknown,
-    and the notes say so). ``extra`` adds sidecar keys after ``expected`` (e.g. ``recovery``).
-    The API key goes in the ``Authorization`` header only, never into the sidecar.
-    ``overwrite=False`` raises ``FileExistsError`` before anything is sent when the transcript
-    exists already: a capture is evidence, and replacing one must be asked for.
-    """
+    ``backend`` names the folder and replay profile (default: detected). ``flags``: the server's
+    flags when known (``None``: the notes say unknown). ``extra``: sidecar keys after
+    ``expected``. The API key goes in the ``Authorization`` header only. ``overwrite=False``
+    raises ``FileExistsError`` before anything is sent when the transcript exists: replacing
+    evidence must be asked for. ``reader`` derives ``expected`` from the body instead of the
+    client; the committed transcripts need one (``ValueError`` before anything is sent)."""
+    _refuse_the_clients_reading(root, reader)
     endpoint = Endpoint.from_base_url(base_url)
     headers = endpoint.authorized(None, api_key)
     async with _http(http_client) as http:
@@ -279,6 +295,7 @@ async def record_exchange(
             flags=flags,
             notes=notes,
             recorded_at=recorded_at or datetime.now(UTC),
+            expected_by=CLIENT_READING if reader is None else reader_note(reader),
         ),
         "request": exchange.request,
         "response": {
@@ -286,10 +303,39 @@ async def record_exchange(
             "content_type": exchange.content_type,
             "headers": exchange.headers,
         },
-        "expected": await expected_result(exchange, backend=folder_backend, api=api),
+        "expected": await _expected(exchange, reader, backend=folder_backend, api=api),
     }
     if api != "chat":
         sidecar["api"] = api
     sidecar.update(extra or {})
     body_path, sidecar_path = write_transcript(root / folder_backend, scenario, exchange, sidecar)
     return Recording(exchange, identity, sidecar, body_path, sidecar_path)
+
+
+async def _expected(
+    exchange: Exchange, reader: ExpectedReader | None, *, backend: str, api: str
+) -> dict[str, Any]:
+    if reader is None:
+        return await expected_result(exchange, backend=backend, api=api)
+    return reader(exchange.body, exchange.status, exchange.is_event_stream)
+
+
+def _refuse_the_clients_reading(root: Path, reader: ExpectedReader | None) -> None:
+    """The committed transcripts take no ``expected`` from the client (see the module's doc)."""
+    committed = default_root().resolve()
+    where = root.resolve()
+    if reader is None and (where == committed or committed in where.parents):
+        raise ValueError(
+            f"{root} holds the committed transcripts: their `expected` must be read from the "
+            "body independently of the client (pass reader=, e.g. tools/import_transcripts.py's "
+            "expected_for), or record into another folder"
+        )
+
+
+def reader_note(reader: ExpectedReader) -> str:
+    """The provenance note naming the reader that wrote `expected`."""
+    name = f"{getattr(reader, '__module__', '?')}.{getattr(reader, '__qualname__', reader)}"
+    return (
+        f"`expected` read from the body by {name} (the rules of transcripts/README.md), not by "
+        "the client: review it against the body before committing."
+    )

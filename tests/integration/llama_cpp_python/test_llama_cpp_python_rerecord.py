@@ -6,9 +6,11 @@ Without the flag this test is deselected (``tests/integration/conftest.py``). Wi
 exchange below is sent to a live ``python -m llama_cpp.server`` on the tiny model and written by
 the library's own recorder (``providers.replay.recording.record_exchange``): body bytes as the
 wire carried them, provenance (detected backend, llama-cpp-python version, flags, date), the
-request, and ``expected`` as the core client reads the body. The ones whose markup the server
-leaves in content also get ``recovery`` and a hand-written ``expected_recovered`` (the scenario's
-model text, split as a user must get it), with the volatile fields (ids, usage) from ``expected``.
+request, and ``expected`` as ``tools/import_transcripts.py``'s reference reader reads the body
+(never the client: the recorder refuses the client's reading for ``transcripts/``). The ones
+whose markup the server leaves in content also get ``recovery`` and a hand-written
+``expected_recovered`` (the scenario's model text, split as a user must get it), with the
+volatile fields (ids, usage) from ``expected``.
 The discovery answers (``GET /v1/models`` and a path the server lacks) go to ``discovery/``.
 
 Afterwards run ``pytest tests/transcripts`` (the regression replay) and review ``git diff``.
@@ -29,6 +31,7 @@ from providers.replay.transcripts import default_root
 from tests.integration.llama_cpp_python.server import MODEL_ALIAS, LlamaCppPythonServer
 from tests.integration.llama_cpp_python.test_llama_cpp_python_scenarios import forcing
 from tests.integration.rigs.scenarios import PROMPT, SCENARIOS, Scenario
+from tools.import_transcripts import expected_for
 
 pytestmark = pytest.mark.rerecord
 
@@ -121,6 +124,7 @@ async def _record(
         source=SOURCE,
         notes=_notes(server, notes),
         extra=extra,
+        reader=expected_for,
     )
     sidecar = recording.sidecar
     # Detection finds no version on this server's wire; its OpenAPI document states one.

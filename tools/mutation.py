@@ -60,7 +60,11 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "reasoning_parser": (
         "providers/reasoning/parser.py",
-        ("tests/unit/providers/reasoning/test_reasoning.py",),
+        (
+            "tests/unit/providers/reasoning/test_reasoning.py",
+            "tests/unit/providers/reasoning/test_reasoning_parser_api.py",
+            "tests/unit/providers/reasoning/test_reasoning_harmony.py",
+        ),
     ),
     "harmony_text": (
         "providers/reasoning/harmony_text.py",

@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from providers.abstractions.contents import AIContent, TextReasoningContent
+from providers.abstractions.contents import AIContent, TextContent, TextReasoningContent
 from providers.reasoning import ReasoningParser
+from providers.reasoning.harmony_text import HarmonyText, TextFormGate
 
 R, C = "reasoning", "content"
 Pairs = list[tuple[str, str]]
@@ -159,3 +160,33 @@ def test_any_split_gives_what_the_whole_text_gives(pieces: list[str], cuts: list
     whole = pairs(list(ReasoningParser("gpt_oss").parse(text).contents))
     bounds = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
     assert streamed([text[a:b] for a, b in pairwise(bounds)]) == whole
+
+
+def test_the_stripped_form_holds_trailing_space_and_a_mark_prefix() -> None:
+    parser = ReasoningParser("gpt_oss")
+    assert parser.feed("analysis thinking  assist") == [TextReasoningContent("thinking")]
+    assert parser.held_bytes() == len("  ") + len("assist")
+    parser = ReasoningParser("gpt_oss")
+    assert parser.feed("assistantfinal answer  assist") == [TextContent("answer")]
+    assert parser.held_bytes() == len("  ") + len("assist")
+
+
+def test_a_commentary_segment_is_held_whole_with_a_mark_prefix() -> None:
+    parser = ReasoningParser("gpt_oss")
+    assert parser.feed("commentary to=f x assistantf") == []
+    assert parser.held_bytes() == len("commentary to=f x assistantf")
+    assert parser.finish() == [TextContent("commentary to=f x assistantf")]
+    assert parser.held_bytes() == 0
+
+
+def test_harmony_text_feed_holds_back_unless_told_the_text_is_final() -> None:
+    text_form = HarmonyText()
+    assert text_form.feed("commentary hi") == []  # a preamble or a call: only its end tells
+    assert text_form.feed("", final=True) == [TextContent("hi")]
+
+
+def test_final_is_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        HarmonyText().feed("analysis x", True)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        TextFormGate().feed("analysis x", True)  # type: ignore[call-arg]

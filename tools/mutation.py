@@ -56,7 +56,10 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "accumulator": (
         "providers/chat_completions/tool_call_accumulator.py",
-        ("tests/unit/providers/chat_completions/test_tool_call_accumulator.py",),
+        (
+            "tests/unit/providers/chat_completions/test_tool_call_accumulator.py",
+            "tests/unit/providers/chat_completions/test_tool_call_accumulator_limits.py",
+        ),
     ),
     "reasoning_parser": (
         "providers/reasoning/parser.py",

@@ -52,6 +52,7 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         (
             "tests/unit/providers/chat_completions/test_normalize.py",
             "tests/unit/providers/chat_completions/test_normalize_shapes.py",
+            "tests/unit/providers/chat_completions/test_normalize_edges.py",
         ),
     ),
     "accumulator": (

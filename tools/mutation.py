@@ -52,11 +52,15 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         (
             "tests/unit/providers/chat_completions/test_normalize.py",
             "tests/unit/providers/chat_completions/test_normalize_shapes.py",
+            "tests/unit/providers/chat_completions/test_normalize_edges.py",
         ),
     ),
     "accumulator": (
         "providers/chat_completions/tool_call_accumulator.py",
-        ("tests/unit/providers/chat_completions/test_tool_call_accumulator.py",),
+        (
+            "tests/unit/providers/chat_completions/test_tool_call_accumulator.py",
+            "tests/unit/providers/chat_completions/test_tool_call_accumulator_limits.py",
+        ),
     ),
     "reasoning_parser": (
         "providers/reasoning/parser.py",

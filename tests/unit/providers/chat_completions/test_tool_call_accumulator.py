@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -252,3 +254,97 @@ def test_arguments_whitespace_differences_parse_the_same() -> None:
     compact = merge([{"index": 0, "id": "a", "function": fn("f", '{"a":1,"b":"x"}')}])[0]
     spaced = merge([{"index": 0, "id": "a", "function": fn("f", '{ "a" : 1 , "b" : "x" }')}])[0]
     assert compact.arguments == spaced.arguments == {"a": 1, "b": "x"}
+
+
+def test_entries_and_functions_may_be_any_mapping() -> None:
+    entry = {"index": 0, "id": "a", "function": MappingProxyType(fn("f", '{"x": 1}'))}
+    (call,) = merge([MappingProxyType(entry)])  # type: ignore[list-item]
+    assert (call.call_id, call.name, call.arguments) == ("a", "f", {"x": 1})
+
+
+@pytest.mark.parametrize("function", [None, "f", ["f"]])
+def test_a_function_field_that_is_not_an_object_is_ignored(function: Any) -> None:
+    (call,) = merge([{"index": 0, "id": "a", "function": function}])
+    assert (call.call_id, call.name, call.raw_arguments) == ("a", "", "")
+    assert call.error == "the server sent no function name for this tool call"
+
+
+@pytest.mark.parametrize("name", ["", 7, ["g"]])
+def test_a_name_that_is_empty_or_not_a_string_keeps_the_name_before(name: Any) -> None:
+    (call,) = merge(
+        [{"index": 0, "id": "a", "function": fn("f", "{}")}],
+        [{"index": 0, "function": {"name": name}}],
+    )
+    assert call.name == "f"
+
+
+class _Text(str):
+    """A ``str`` subclass: an empty one is not CPython's one empty ``str`` object."""
+
+
+@pytest.mark.parametrize("empty", ["", _Text("")])
+def test_a_numeric_id_is_kept_as_text_and_an_empty_one_changes_nothing(empty: str) -> None:
+    (call,) = merge([{"index": 0, "id": 5, "function": fn("f", "{}")}])
+    assert call.call_id == "5"
+    (call,) = merge(
+        [{"index": 0, "id": "a", "function": fn("f", "{}")}],
+        [{"index": 0, "id": empty, "function": fn(arguments="")}],
+    )
+    assert call.call_id == "a"
+
+
+def test_unknown_fields_next_to_every_known_one_are_kept_and_nulls_dropped() -> None:
+    entry = {"index": 0, "id": "a", "type": "function", "function": fn("f", "{}")}
+    (call,) = merge([{**entry, "extra_thing": 7, "other": None}])
+    assert call.additional_properties == {"extra_thing": 7}
+
+
+def test_first_entry_without_index_is_call_zero() -> None:
+    (call,) = merge(
+        [{"id": "a", "function": fn("f", '{"n": ')}],
+        [{"index": 0, "function": fn(arguments="1}")}],
+    )
+    assert (call.call_id, call.arguments) == ("a", {"n": 1})
+
+
+def test_new_ids_without_index_take_the_next_index_each() -> None:
+    """Three calls (indices 0, 1, 2), then a fragment naming index 1 continues the second."""
+    calls = merge(
+        [{"id": "a", "function": fn("f", '{"n": 1}')}],
+        [{"id": "b", "function": fn("g", '{"n": ')}],
+        [{"id": "c", "function": fn("h", '{"n": 3}')}],
+        [{"index": 1, "function": fn(arguments="2}")}],
+    )
+    assert [(c.call_id, c.name, c.arguments) for c in calls] == [
+        ("a", "f", {"n": 1}),
+        ("b", "g", {"n": 2}),
+        ("c", "h", {"n": 3}),
+    ]
+
+
+def test_a_generated_id_looks_like_openais() -> None:
+    (call,) = merge([{"index": 0, "function": fn("f", "{}")}])
+    assert re.fullmatch(r"call_[0-9a-f]{24}", call.call_id)
+
+
+def test_a_call_without_name_and_with_bad_arguments_gives_both_reasons() -> None:
+    (call,) = merge([{"index": 0, "id": "a", "function": fn(arguments="{oops")}])
+    assert call.error is not None
+    assert call.error.startswith(
+        "the server sent no function name for this tool call; arguments are not valid JSON ("
+    )
+
+
+def test_a_tool_not_offered_is_flagged_with_the_offered_names() -> None:
+    accumulator = ToolCallAccumulator(offered=frozenset({"b_tool", "a_tool"}))
+    accumulator.add([{"index": 0, "id": "x", "function": fn("rm_rf", "{}")}])
+    accumulator.add([{"index": 1, "id": "y", "function": fn("a_tool", "{}")}])
+    first, second = accumulator.flush()
+    assert first.error == "tool rm_rf was not offered; offered: a_tool, b_tool"
+    assert second.error is None
+
+
+def test_positional_is_keyword_only() -> None:
+    """A bare ``True`` would not say what it means at the call site."""
+    with pytest.raises(TypeError):
+        ToolCallAccumulator().add([], True)  # type: ignore[call-arg]

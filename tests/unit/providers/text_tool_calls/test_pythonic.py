@@ -10,6 +10,7 @@ from tests.unit.providers.text_tool_calls.helpers import (
     calls,
     comparable,
     errors,
+    stream,
 )
 
 REGISTER = (
@@ -127,6 +128,7 @@ def test_reasons_are_reproducible() -> None:
         "[1st(a=1)]",  # a name cannot start with a digit
         "[get weather(city='x')]",  # nor hold a space
         "a\n[1f(x=2)] b",
+        "[(see above)]",  # no name at all
     ],
 )
 def test_lists_that_are_not_name_and_paren_are_ordinary_text(text: str) -> None:
@@ -160,7 +162,12 @@ def test_raw_arguments_keep_non_ascii_characters() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["<|python_start|>{not a call}<|python_end|>", "<|python_start|>`f()`<|python_end|>"]
+    "text",
+    [
+        "<|python_start|>{not a call}<|python_end|>",
+        "<|python_start|>`f()`<|python_end|>",
+        "<|python_start|>1 + 1<|python_end|>",
+    ],
 )
 def test_llama4_tag_not_followed_by_a_list_or_name_is_text(text: str) -> None:
     assert parse(text) == [("text", text)]
@@ -174,3 +181,14 @@ def test_a_list_far_into_the_text_is_tracked() -> None:
     text = prose + "[f(a='" + "x" * 300 + "')] done"
     assert calls(TextToolCallParser("pythonic").parse(text).contents) == [("f", {"a": "x" * 300})]
     assert_split_invariant(prose + "[get weather] [f(a=1)]", "pythonic")
+
+
+@pytest.mark.parametrize(
+    ("deltas", "value"),
+    [
+        (["[f(a='it\\", "", "'')]"], "it'"),  # an empty delta after the backslash
+        (["[f(a='" + "x" * 300 + "\\", "'')]"], "x" * 300 + "'"),  # a long delta ending in it
+    ],
+)
+def test_an_escape_split_across_deltas_still_escapes(deltas: list[str], value: str) -> None:
+    assert calls(stream(TextToolCallParser("pythonic"), deltas)) == [("f", {"a": value})]

@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 
 from providers.text_tool_calls import TextToolCallParser
+from providers.text_tool_calls.formats.gpt_oss import GptOss
+from providers.text_tool_calls.protocol import PART_KEY
+from providers.text_tool_calls.tools import ToolBook
 from tests.unit.providers.text_tool_calls.helpers import (
     assert_split_invariant,
     calls,
     comparable,
+    stream,
 )
 
 ANALYSIS = "<|channel|>analysis<|message|>Need to use function get_weather.<|end|>"
@@ -231,3 +235,52 @@ def test_a_start_without_role_is_the_assistant() -> None:
         "<|channel|>final<|message|>the answer<|end|>"
     )
     assert parse(text) == [("reasoning", "thinking hard"), ("text", "the answer")]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        '<|channel|>commentary to=functions.f {"a": 1}<|call|>',  # no <|message|> before <|call|>
+        "<|channel|>final The answer.<|end|>",
+        "<|channel|>commentary<|end|> to=functions.f<|message|>{}",  # the header ended first
+        "<|channel|>advice<|message|>x<|end|>",  # an unknown channel sorting before "analysis"
+        "<|start|>assistant<|message|>no channel<|end|>",
+        "<|start|>assistant<|end|>",  # a <|start|> header without body stays text
+        "<|start|>" + "x" * 600 + "<|message|>{}",
+    ],
+)
+def test_more_messages_that_are_not_ours_are_left_verbatim(message: str) -> None:
+    assert parse(message) == [("text", message)]
+
+
+def test_a_tool_response_of_any_role_name_gives_its_body() -> None:
+    assert parse("<|start|>analytics.run to=assistant<|message|>42<|end|>") == [("text", "42")]
+
+
+def test_the_header_bound_holds_across_deltas() -> None:
+    head, rest = "<|channel|>" + "x" * 300, "x" * 300 + " to=functions.f<|message|>{}<|call|>"
+    result = stream(TextToolCallParser("gpt_oss"), [head, rest])
+    assert comparable(result) == [("text", head + rest)]
+
+
+@pytest.mark.parametrize(("size", "is_call"), [(512, True), (513, False)])
+def test_the_header_bound_is_512_characters_up_to_the_message_token(
+    size: int, is_call: bool
+) -> None:
+    head = "<|channel|>commentary to=functions.f "
+    text = head + " " * (size - len(head) - len("<|message|>")) + "<|message|>{}<|call|>"
+    for deltas in ([text], [text[:300], text[300:]]):
+        got = calls(stream(TextToolCallParser("gpt_oss"), deltas))
+        assert got == ([("f", {})] if is_call else [])
+
+
+def test_a_repeated_terminator_is_taken_even_with_text_after_it() -> None:
+    text = "<|channel|>commentary to=functions.f<|message|>{}<|call|><|call|>" + " Done." * 20
+    result = TextToolCallParser("gpt_oss").parse(text)
+    assert calls(result.contents) == [("f", {})]
+    assert result.content == " Done." * 20
+
+
+def test_a_message_part_is_marked_for_joining() -> None:
+    (part,) = GptOss().parse_block("<|channel|>final<|message|>hi<|end|>", ToolBook(None))
+    assert part.additional_properties == {PART_KEY: True}

@@ -99,3 +99,28 @@ def test_the_tag_in_prose_is_text() -> None:
     text = "Use the <TOOLCALL> tag to call tools."
     assert comparable(TextToolCallParser("nemotron").parse(text).contents) == [("text", text)]
     assert_split_invariant(text, "nemotron")
+
+
+@pytest.mark.parametrize("after", [" and more", "]", ', {"name": "x"}'])
+def test_text_after_the_calls_before_the_closing_tag_makes_the_block_error_text(
+    after: str,
+) -> None:
+    text = f"<TOOLCALL>[{WEATHER}]{after}</TOOLCALL>"
+    result = TextToolCallParser("nemotron").parse(text)
+    assert comparable(result.contents) == [("error", text)]
+
+
+def test_a_block_longer_than_a_few_hundred_characters_parses() -> None:
+    # Offsets past 256 are distinct int objects: the end check must compare values.
+    city = "Tokyo " * 60
+    text = f'<TOOLCALL>[{{"name": "get_weather", "arguments": {{"city": "{city}"}}}}]  </TOOLCALL>'
+    assert len(text) > 300
+    assert calls(TextToolCallParser("nemotron").parse(text).contents) == [
+        ("get_weather", {"city": city})
+    ]
+
+
+def test_every_call_keeps_the_whole_block_as_raw() -> None:
+    first, second = TextToolCallParser("nemotron").parse(f"Sure.{TWO}").tool_calls
+    assert first.raw == TWO
+    assert second.raw == TWO

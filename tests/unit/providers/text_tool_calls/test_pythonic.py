@@ -10,6 +10,7 @@ from tests.unit.providers.text_tool_calls.helpers import (
     calls,
     comparable,
     errors,
+    stream,
 )
 
 REGISTER = (
@@ -117,3 +118,77 @@ def test_reasons_are_reproducible() -> None:
     first = errors(TextToolCallParser("pythonic").parse(block).contents)
     assert first == errors(TextToolCallParser("pythonic").parse(block).contents)
     assert "0x" not in first[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[wow!] nice",  # a character before "(" in ASCII ends the name too
+        "[see: (docs)]",
+        "[1st(a=1)]",  # a name cannot start with a digit
+        "[get weather(city='x')]",  # nor hold a space
+        "a\n[1f(x=2)] b",
+        "[(see above)]",  # no name at all
+    ],
+)
+def test_lists_that_are_not_name_and_paren_are_ordinary_text(text: str) -> None:
+    assert parse(text) == [("text", text)]
+    assert_split_invariant(text, "pythonic")
+
+
+@pytest.mark.parametrize("text", ["[ f(a=1)]", "[f (a=1)]", "[\tf\n(a=1)]", "Here: [ f (a=1) ]"])
+def test_space_around_the_name_is_allowed(text: str) -> None:
+    assert calls(TextToolCallParser("pythonic").parse(text).contents) == [("f", {"a": 1})]
+    assert_split_invariant(text, "pythonic")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("[f(a='C:\\\\')]", "C:\\"),  # an escaped backslash does not close the string
+        ("[f(a='x\\n]')]", "x\n]"),
+        ("[f(a='it\\'')]", "it'"),  # an escaped quote right before the closing one
+        ('[f(a="say \\"hi\\"")]', 'say "hi"'),
+    ],
+)
+def test_escapes_in_strings_do_not_end_the_list(text: str, value: str) -> None:
+    assert calls(TextToolCallParser("pythonic").parse(text).contents) == [("f", {"a": value})]
+    assert_split_invariant(text, "pythonic")
+
+
+def test_raw_arguments_keep_non_ascii_characters() -> None:
+    (call,) = TextToolCallParser("pythonic").parse("[f(city='Zürich')]").tool_calls
+    assert call.raw_arguments == '{"city": "Zürich"}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<|python_start|>{not a call}<|python_end|>",
+        "<|python_start|>`f()`<|python_end|>",
+        "<|python_start|>1 + 1<|python_end|>",
+    ],
+)
+def test_llama4_tag_not_followed_by_a_list_or_name_is_text(text: str) -> None:
+    assert parse(text) == [("text", text)]
+    assert parse(text, "auto") == [("text", text)]
+
+
+def test_a_list_far_into_the_text_is_tracked() -> None:
+    # Offsets past 256 are distinct int objects: the tracker must compare them by value.
+    prose = "word " * 60
+    assert parse(prose + "[abc") == [("text", prose + "[abc")]
+    text = prose + "[f(a='" + "x" * 300 + "')] done"
+    assert calls(TextToolCallParser("pythonic").parse(text).contents) == [("f", {"a": "x" * 300})]
+    assert_split_invariant(prose + "[get weather] [f(a=1)]", "pythonic")
+
+
+@pytest.mark.parametrize(
+    ("deltas", "value"),
+    [
+        (["[f(a='it\\", "", "'')]"], "it'"),  # an empty delta after the backslash
+        (["[f(a='" + "x" * 300 + "\\", "'')]"], "x" * 300 + "'"),  # a long delta ending in it
+    ],
+)
+def test_an_escape_split_across_deltas_still_escapes(deltas: list[str], value: str) -> None:
+    assert calls(stream(TextToolCallParser("pythonic"), deltas)) == [("f", {"a": value})]

@@ -78,3 +78,12 @@ def test_a_tool_not_offered_is_flagged_even_when_the_id_is_fine() -> None:
     assert parse(text, [tool("g")]) == [
         ("call", "f", {}, "{}", "tool f was not offered; offered: g", "functions.f:0")
     ]
+
+
+@pytest.mark.parametrize("call_id", ["functions. :0", "functions.\t:7"])
+def test_an_id_with_a_blank_name_is_a_call_with_error(call_id: str) -> None:
+    # Never an executable call named "": the id is shown as written, with the reason.
+    text = BEGIN + kimi(call_id, "{}") + END
+    ((kind, name, _, _, error, found_id),) = parse(text)
+    assert (kind, name, found_id) == ("call", call_id.removeprefix("functions."), call_id)
+    assert error == f"kimi_k2: call id {call_id!r} is not [functions.]NAME:INDEX"

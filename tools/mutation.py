@@ -92,7 +92,12 @@ MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     **{
         name: (
             f"providers/text_tool_calls/formats/{name}.py",
-            (f"{_TEXT}/test_conformance.py", f"{_TEXT}/test_auto.py"),
+            (
+                f"{_TEXT}/test_{name}.py",
+                f"{_TEXT}/test_sections.py",
+                f"{_TEXT}/test_conformance.py",
+                f"{_TEXT}/test_auto.py",
+            ),
         )
         for name in ("deepseek_v3", "deepseek_v31", "kimi_k2")
     },

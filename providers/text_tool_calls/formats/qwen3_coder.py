@@ -103,7 +103,7 @@ class Qwen3Coder:
         close = block.find(END_FUNCTION, begin, limit)
         stop = limit if close < 0 else close + len(END_FUNCTION)
         header = _HEADER.match(block, begin, limit)
-        if header is None or header.group(1) != "function":
+        if header is None:  # (at ``begin`` only the "function" alternative can match)
             return f"malformed {FUNCTION} tag", stop
         name = header.group(2).strip()
         if not name:
@@ -113,9 +113,8 @@ class Qwen3Coder:
         params = list(_HEADER.finditer(block, header.end(), body_end))
         if not params and block[header.end() : body_end].strip():
             return f"text but no {PARAMETER}…> in function {name}", stop
+        # Every header here is a parameter: a <function= before ``limit`` would be in ``starts``.
         for k, param in enumerate(params):
-            if param.group(1) != "parameter":
-                return f"nested {FUNCTION} in function {name}", stop
             value_end = params[k + 1].start() if k + 1 < len(params) else body_end
             closing = block.find(END_PARAMETER, param.end(), value_end)
             value = block[param.end() : value_end if closing < 0 else closing]

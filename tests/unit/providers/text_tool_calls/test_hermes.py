@@ -214,3 +214,10 @@ def test_several_objects_in_one_block_at_any_offset(gap: str, pad: int) -> None:
 def test_a_block_with_junk_after_its_objects_is_surfaced(tail: str) -> None:
     text = '<tool_call>{"name": "get_time", "arguments": {}}' + tail + "</tool_call>"
     assert errors(TextToolCallParser("hermes").parse(text).contents)
+
+
+def test_a_block_of_only_whitespace_past_256_characters_is_error_text() -> None:
+    block = "<tool_call>" + " \n" * 200 + "</tool_call>"
+    contents = TextToolCallParser("hermes").parse(block).contents
+    assert comparable(contents) == [("error", block)]
+    assert errors(contents) == ["hermes: empty <tool_call> block"]

@@ -261,3 +261,72 @@ def test_one_line_values_in_an_indented_layout_are_stripped() -> None:
         "        </parameter>\n        </function>\n        </tool_call>"
     )
     assert parsed(text) == [("f", {"city": "Dallas"})]
+
+
+def test_a_function_missing_its_end_tag_among_three_in_one_block() -> None:
+    # Each function runs to the next <function=; the first one's value is not its neighbours'.
+    text = (
+        "<tool_call><function=a><parameter=x>1</parameter>"
+        "<function=b><parameter=y>2</parameter></function>\n"
+        "<function=c></function></tool_call>"
+    )
+    result = TextToolCallParser("qwen3_coder").parse(text)
+    assert comparable(result.contents) == [
+        ("call", "a", {"x": "1"}, '{"x": "1"}', None),
+        ("call", "b", {"y": "2"}, '{"y": "2"}', None),
+        ("call", "c", {}, "{}", None),
+    ]
+    assert [c.raw for c in result.tool_calls] == [
+        "<function=a><parameter=x>1</parameter>",
+        "<function=b><parameter=y>2</parameter></function>",
+        "<function=c></function>",
+    ]
+
+
+def test_hundreds_of_functions_and_parameters_in_one_block() -> None:
+    params = "".join(f"<parameter=p{i}>{i}</parameter>" for i in range(300))
+    text = "<tool_call>" + "<function=f></function>" * 299 + f"<function=g>{params}</function>"
+    found = parsed(text + "</tool_call>")
+    assert found == [("f", {})] * 299 + [("g", {f"p{i}": str(i) for i in range(300)})]
+
+
+def test_text_after_a_function_inside_the_block_is_error_text() -> None:
+    text = "<tool_call><function=a></function> junk</tool_call>"
+    result = TextToolCallParser("qwen3_coder").parse(text)
+    assert comparable(result.contents) == [("call", "a", {}, "{}", None), ("error", "junk")]
+    assert result.tool_calls[0].raw == "<function=a></function>"
+
+
+def test_unclosed_tool_call_after_a_complete_function_is_only_that_call() -> None:
+    text = "<tool_call>\n<function=f>\n</function>\n"
+    (call,) = TextToolCallParser("qwen3_coder").parse(text).contents
+    assert isinstance(call, FunctionCallContent)
+    assert (call.name, call.arguments) == ("f", {})
+    assert call.error is not None and "not closed at end of stream" in call.error
+
+
+def test_bare_function_cut_by_the_end_keeps_its_value() -> None:
+    result = TextToolCallParser("qwen3_coder").parse("ok <function=f><parameter=a>1")
+    assert result.content == "ok "
+    (call,) = result.tool_calls
+    assert (call.name, call.arguments) == ("f", {"a": "1"})
+    assert call.error is not None and "not closed at end of stream" in call.error
+
+
+def test_bare_function_whose_name_starts_with_an_underscore() -> None:
+    text = "Use <function=_private><parameter=a>1</parameter></function> now"
+    assert comparable(TextToolCallParser("qwen3_coder").parse(text).contents) == [
+        ("text", "Use "),
+        ("call", "_private", {"a": "1"}, '{"a": "1"}', None),
+        ("text", " now"),
+    ]
+    assert_split_invariant(text, "qwen3_coder")
+
+
+@pytest.mark.parametrize("after", ["(name)>", "{x}>", "1>", " <b>"])
+def test_bare_function_marker_in_prose_is_released_as_text_at_once(after: str) -> None:
+    # Only a letter or "_" can begin a name; anything else means the marker was prose.
+    text = f"Write <function={after} tags"
+    parser = TextToolCallParser("qwen3_coder")
+    assert comparable(parser.feed(text)) == [("text", text)]
+    assert parser.finish() == []

@@ -170,3 +170,96 @@ def test_deepseek_unclosed_section_at_end_of_stream() -> None:
     assert result.content == "ok "
     (call,) = result.tool_calls
     assert call.name == "f" and call.error is not None
+
+
+@pytest.mark.parametrize("after", ["!", " x", "a"])
+def test_a_section_marker_in_prose_is_released_as_text_at_once(after: str) -> None:
+    # Where the servers keep the text inside a section (DeepSeek), only a token can follow.
+    text = f"Write {DS_BEGIN}{after} to open the section"
+    parser = TextToolCallParser("deepseek_v31")
+    assert comparable(parser.feed(text)) == [("text", text)]
+    assert parser.finish() == []
+
+
+def test_deepseek_section_without_calls_is_error_text() -> None:
+    section = f"{DS_BEGIN}\n{DS_END}"
+    result = TextToolCallParser("deepseek_v31").parse(f"x {section}").contents
+    assert comparable(result) == [("text", "x "), ("error", section)]
+
+
+def test_deepseek_section_not_closed_before_the_next_one() -> None:
+    first = f"{DS_BEGIN}{v31('f', '{}')}"
+    text = f"x {first}{DS_BEGIN}{v31('g', '{}')}{DS_END}"
+    result = TextToolCallParser("deepseek_v31").parse(text).contents
+    assert comparable(result) == [
+        ("text", "x "),
+        ("error", first),
+        ("call", "g", {}, "{}", None),
+    ]
+    assert errors(result) == ["deepseek_v31: section not closed before the next section"]
+
+
+@pytest.mark.parametrize(("fmt", "call"), [("deepseek_v3", v3), ("deepseek_v31", v31)])
+def test_deepseek_bad_call_between_good_ones_and_text_between_calls(
+    fmt: str, call: Callable[[str, str], str]
+) -> None:
+    bad = f"{CALL_BEGIN}no separator{CALL_END}"
+    good = call("g", '{"a": 1}')
+    text = f"{DS_BEGIN}{good}{bad}\n{good} junk {DS_END}"
+    result = TextToolCallParser(fmt).parse(text)
+    assert comparable(result.contents) == [
+        ("call", "g", {"a": 1}, '{"a": 1}', None),
+        ("error", bad),
+        ("call", "g", {"a": 1}, '{"a": 1}', None),
+        ("error", " junk "),
+    ]
+    assert [c.raw for c in result.tool_calls] == [good, good]
+    assert_split_invariant(text, fmt)
+
+
+def test_deepseek_unclosed_section_after_a_complete_call_is_that_call() -> None:
+    text = f"ok {DS_BEGIN}{v31('f', '{}')}"
+    assert comparable(TextToolCallParser("deepseek_v31").parse(text).contents) == [
+        ("text", "ok "),
+        ("call", "f", {}, "{}", f"deepseek_v31: {DS_BEGIN} not closed at end of stream"),
+    ]
+
+
+def test_deepseek_call_cut_inside_a_section_is_error_text_as_it_came() -> None:
+    cut_off = f'{CALL_BEGIN}g{SEP}{{"a"'
+    text = f"ok {DS_BEGIN}{v31('f', '{}')}{cut_off}"
+    contents = TextToolCallParser("deepseek_v31").parse(text).contents
+    assert comparable(contents) == [
+        ("text", "ok "),
+        ("call", "f", {}, "{}", f"deepseek_v31: {DS_BEGIN} not closed at end of stream"),
+        ("error", cut_off),
+    ]
+
+
+def test_deepseek_call_cut_outside_a_section_is_closed_as_a_call_alone() -> None:
+    text = f'ok {CALL_BEGIN}g{SEP}{{"a": 1}}'
+    (call,) = TextToolCallParser("deepseek_v31").parse(text).tool_calls
+    assert (call.name, call.arguments, call.raw) == ("g", {"a": 1}, text.removeprefix("ok "))
+    assert call.error == f"deepseek_v31: {CALL_BEGIN} not closed at end of stream"
+
+
+def test_deepseek_call_cut_by_the_next_call_is_error_text_with_its_reason() -> None:
+    cut_off = f"{CALL_BEGIN}foo  "
+    contents = TextToolCallParser("deepseek_v31").parse(f"x {cut_off}{v31('f', '{}')}").contents
+    assert comparable(contents) == [
+        ("text", "x "),
+        ("error", cut_off),
+        ("call", "f", {}, "{}", None),
+    ]
+    assert errors(contents) == ["deepseek_v31: unexpected text between calls"]
+
+
+def test_kimi_call_outside_a_section_ends_at_its_own_end_marker() -> None:
+    text = f"x {kimi('functions.f:0', '{}')} y"
+    parser = TextToolCallParser("kimi_k2")
+    assert comparable(parser.feed(text)) == [
+        ("text", "x "),
+        ("call", "f", {}, "{}", None),
+        ("text", " y"),
+    ]
+    assert parser.finish() == []

@@ -121,3 +121,71 @@ def test_a_valid_call_after_an_object_that_never_closes() -> None:
     result = TextToolCallParser("llama3_json").parse(bad + good)
     assert calls(result.contents) == [("get_weather", {})]
     assert comparable(result.contents)[0] == ("error", bad)
+
+
+def test_bare_json_inside_brackets_keeps_the_brackets_as_text() -> None:
+    # The block starts at the object, not at the bracket before it.
+    text = '[{"name": "f", "parameters": {}}]'
+    assert parse(text) == [("text", "["), ("call", "f", {}, "{}", None), ("text", "]")]
+    assert_split_invariant(text, "llama3_json")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 300 + "<|python_tag|>",  # the tag ends the text, past index 256
+        "<|python_tag|>   ",
+        'Try <|python_tag|>brave_search.call(query="x")',
+    ],
+)
+def test_python_tag_without_json_after_it_is_ordinary_text(text: str) -> None:
+    assert parse(text) == [("text", text)]
+
+
+def test_semicolons_that_do_not_separate_two_objects_are_text() -> None:
+    a, b = '{"name": "a", "parameters": {}}', '{"name": "b", "parameters": {}}'
+    call_a: tuple[object, ...] = ("call", "a", {}, "{}", None)
+    call_b: tuple[object, ...] = ("call", "b", {}, "{}", None)
+    assert parse(f"{a} ;; {b}") == [call_a, ("text", " ;; "), call_b]
+    assert parse(f"<|python_tag|>;{b}") == [("text", "<|python_tag|>;"), call_b]
+    assert parse(f"{a};") == [call_a, ("text", ";")]
+
+
+def test_long_semicolon_separated_calls() -> None:
+    # Longer than 256 characters, so offsets are compared by value, not identity.
+    a = '{"name": "a", "parameters": {"text": "' + "x" * 300 + '"}}'
+    text = f'{a};{{"name": "b", "parameters": {{}}}}'
+    assert calls(TextToolCallParser("llama3_json").parse(text).contents) == [
+        ("a", {"text": "x" * 300}),
+        ("b", {}),
+    ]
+
+
+def test_valid_call_after_an_unclosed_object_may_nest_a_name_key() -> None:
+    # The inner {"name": "x"} is tried first and is not a call; the whole object is.
+    bad = '{"name": "get_weather", "parameters": {'
+    good = '{"name": "b", "parameters": {"who": {"name": "x"}, "pad": "' + "y" * 300 + '"}}'
+    result = TextToolCallParser("llama3_json").parse(bad + good)
+    assert calls(result.contents) == [("b", {"who": {"name": "x"}, "pad": "y" * 300})]
+    assert comparable(result.contents)[0] == ("error", bad)
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        '{"name": "b"}',  # no arguments: not a call in bare JSON
+        '{"name": "b", "parameters": {}} done',  # words after it: not the end of the block
+    ],
+)
+def test_unclosed_object_without_a_final_call_is_error_text(after: str) -> None:
+    text = '{"name": "a", "parameters": {' + after
+    assert parse(text) == [("error", text)]
+
+
+def test_only_a_semicolon_separates_calls_and_only_a_brace_opens_one() -> None:
+    a, b = '{"name": "a", "parameters": {}}', '{"name": "b", "parameters": {}}'
+    call_a: tuple[object, ...] = ("call", "a", {}, "{}", None)
+    call_b: tuple[object, ...] = ("call", "b", {}, "{}", None)
+    assert parse(f"{a}, {b}") == [call_a, ("text", ", "), call_b]
+    assert parse(f"{a} x {b}") == [call_a, ("text", " x "), call_b]
+    assert parse("<|python_tag|>} x") == [("text", "<|python_tag|>} x")]

@@ -128,3 +128,49 @@ def test_words_after_the_token_are_flagged_and_kept() -> None:
 def test_token_not_followed_by_a_call_is_ordinary_text(text: str) -> None:
     assert parse(text) == [("text", text)]
     assert_split_invariant(text, "mistral")
+
+
+def test_long_prose_ending_with_the_token_is_ordinary_text() -> None:
+    # The tracker starts past the token, at the very end of the text (an index above 256).
+    text = "x" * 300 + "[TOOL_CALLS]"
+    assert parse(text) == [("text", text)]
+
+
+def test_stops_after_prose_are_placed_in_the_block() -> None:
+    # Where a rejected or malformed block ends counts from the token, not from the text.
+    assert parse("Hello [TOOL_CALLS] !") == [("text", "Hello [TOOL_CALLS] !")]
+    assert parse("Hi [TOOL_CALLS] not json") == [
+        ("text", "Hi "),
+        ("error", " not "),
+        ("text", "json"),
+    ]
+
+
+def test_junk_before_an_array_that_opens_with_a_space() -> None:
+    # ``[ {`` after a word is still the array of vLLM's regex fallback, not ``[ARGS]``.
+    text = '[TOOL_CALLS] junk [ {"name": "add", "arguments": {"a": 1}}] trail'
+    assert parse(text) == [
+        ("text", "junk "),
+        ("call", "add", {"a": 1}, '{"a": 1}', None),
+        ("text", " trail"),
+    ]
+    assert_split_invariant(text, "mistral")
+
+
+def test_args_token_cut_short_before_the_arguments_is_error_text() -> None:
+    text = '[TOOL_CALLS]f[AR{"a": 1}'
+    assert parse(text) == [("error", "[TOOL_CALLS]f[AR"), ("text", '{"a": 1}')]
+    assert_split_invariant(text, "mistral")
+
+
+@pytest.mark.parametrize("text", ["[TOOL_CALLS] }", "[TOOL_CALLS]|x", "[TOOL_CALLS] ~"])
+def test_token_followed_by_a_symbol_is_ordinary_text(text: str) -> None:
+    assert parse(text) == [("text", text)]
+
+
+def test_unclosed_call_with_args_token_keeps_only_the_name() -> None:
+    text = '[TOOL_CALLS]get_weather [ARGS] {"city": "Par'
+    (call,) = TextToolCallParser("mistral").parse(text).contents
+    assert isinstance(call, FunctionCallContent)
+    assert (call.name, call.raw_arguments) == ("get_weather", '{"city": "Par')
+    assert call.error is not None

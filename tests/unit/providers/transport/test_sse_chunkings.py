@@ -233,3 +233,30 @@ def test_a_name_ends_with_its_event_whatever_read_closes_it(read: bytes) -> None
     assert [event.event for event in decoder.feed(b"data: next\n\n")] == ["message"]
     assert decoder.feed_bytes(_LF[:600] + b"\n\nevent: error\ndata: boom\n\n")[-1] == b"boom"
     assert [event.event for event in decoder.feed(b"data: next\n\n")] == ["message"]
+
+
+def test_a_read_of_one_whole_event_joins_what_earlier_reads_left_open() -> None:
+    decoder = SseDecoder()
+    assert decoder.feed_bytes(b"data: a\n") == []
+    assert decoder.feed_bytes(b"data: b\n\n") == [b"a\nb"]
+    assert decoder.feed_bytes(b"data: q") == []
+    assert decoder.feed_bytes(b"data: r\n\n") == [b"qdata: r"]
+
+
+@pytest.mark.parametrize("low", [b"\t", b"\x01", b"\x00"])
+def test_a_byte_below_line_feed_after_a_read_ending_in_cr_starts_the_next_line(low: bytes) -> None:
+    decoder = SseDecoder()
+    assert decoder.feed_data(b"data: a\r") == []
+    assert decoder.feed_data(low + b"data: b\r\r") == ["a"]
+
+
+def test_only_a_space_after_the_colon_is_dropped() -> None:
+    decoder = SseDecoder()
+    assert decoder.feed_data(b"data:\tx\n\ndata:\x01y\r\r") == ["\tx", "\x01y"]
+
+
+def test_a_bom_after_finish_is_not_stripped() -> None:
+    decoder = SseDecoder()
+    assert decoder.feed_data(b"\xef") == []
+    assert decoder.finish_data() == []
+    assert decoder.feed_data(b"\xef\xbb\xbfdata: x\n\ndata: y\n\n") == ["y"]

@@ -175,3 +175,22 @@ def test_once_a_read_passed_the_limit_every_later_call_raises_even_an_empty_read
         feed(b"")
     with pytest.raises(ResponseTooLargeError):
         finish()
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r"], ids=["lf", "cr"])
+def test_the_read_whose_line_passes_the_limit_raises(end: bytes) -> None:
+    decoder = SseDecoder(100)
+    assert decoder.feed_data(b"data: " + b"a" * 40 + end) == []
+    with pytest.raises(ResponseTooLargeError):
+        decoder.feed_data(b"data: " + b"b" * 40 + end)  # 80 + 49 = 129
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r"], ids=["lf", "cr"])
+def test_an_event_of_one_line_leaves_nothing_counted_for_the_next(end: bytes) -> None:
+    # Two lines of one byte cost 2 + 49: they pass a limit of 100 whatever came before.
+    decoder = SseDecoder(100)
+    assert decoder.feed_bytes(b"data: " + b"a" * 60 + end) == []
+    assert decoder.feed_bytes(b"\n\n") == [b"a" * 60]  # (after CR, one blank line)
+    assert decoder.feed_bytes(b"data: b\n") == []
+    assert decoder.feed_bytes(b"data: c\n") == []
+    assert decoder.feed_bytes(b"\n") == [b"b\nc"]

@@ -260,3 +260,16 @@ def test_a_bom_after_finish_is_not_stripped() -> None:
     assert decoder.feed_data(b"\xef") == []
     assert decoder.finish_data() == []
     assert decoder.feed_data(b"\xef\xbb\xbfdata: x\n\ndata: y\n\n") == ["y"]
+
+
+def test_fields_without_a_space_after_the_colon() -> None:
+    decoder = SseDecoder()
+    events = decoder.feed(b"event:named\nid:3\nretry:7\ndata:x\n\n")
+    assert events == [ServerSentEvent("x", "named", "3", 7)]
+
+
+def test_a_read_ending_in_bytes_below_line_feed_is_no_event() -> None:
+    decoder = SseDecoder()
+    assert decoder.feed_bytes(b"data: x\t\t") == []
+    assert decoder.feed_bytes(b"data: y\n\x01") == []
+    assert decoder.feed_bytes(b"\n\n") == [b"x\t\tdata: y"]

@@ -160,7 +160,8 @@ def test_what_passed_the_limit_is_dropped_when_the_error_is_raised_at_once() -> 
     with pytest.raises(ResponseTooLargeError):
         decoder.feed_data(b"data: e\n")
     assert decoder.feed_data(b"data: f\n") == []
-    assert decoder.feed_data(b"\n") == ["f"]
+    assert decoder.feed_data(b"data: " + b"g" * 20 + b"\n") == []  # 21 + 49 = 70
+    assert decoder.feed_data(b"\n") == ["f\n" + "g" * 20]
     assert decoder.finish_data() == []
 
 

@@ -39,7 +39,14 @@ _TEXT = "tests/unit/providers/text_tool_calls"
 # name -> (module path, the fast tests that are meant to pin it). A module is listed here when
 # it parses what a server sends; the tests are the ones a change to it would run first.
 MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "sse": ("providers/transport/sse.py", ("tests/unit/providers/transport/test_sse.py",)),
+    "sse": (
+        "providers/transport/sse.py",
+        (
+            "tests/unit/providers/transport/test_sse.py",
+            "tests/unit/providers/transport/test_sse_chunkings.py",
+            "tests/unit/providers/transport/test_sse_limits.py",
+        ),
+    ),
     "retry_after": (
         "providers/transport/retry_after.py",
         (

@@ -1,8 +1,43 @@
-"""Resolution matrix: (value, source) of every field for every (backend fixture, model) pair.
+"""Resolution matrix: (value, source) of every field for every (backend fake, model) pair.
 
-A change to any layer — a parser, the merge order, a family-table row, a default — shows up here
-as a diff of ``snapshots/resolution_matrix.json`` that someone must review. Regenerate with
+This is a snapshot test. It catches change, not error: ``snapshots/resolution_matrix.json`` is
+the resolver's own output, so a wrong value that was there when the snapshot was written passes.
+A change to any layer (a parser, the merge order, a family-table row, a default) shows up as a
+diff that someone must review. Regenerate with
 ``UPDATE_SNAPSHOTS=1 pytest tests/unit/capabilities/test_resolution_matrix.py`` and read the diff.
+
+Each entry was reviewed once on 2026-12-03 against what its fake answers (``fakes.py``, the
+``transcripts/<backend>/discovery`` files) and the servers' documented behaviour. Key facts:
+
+- llamacpp / (none): window 2048 from /props default_generation_settings.n_ctx (= /slots n_ctx);
+  training 8192 from /v1/models meta.n_ctx_train; version b0-unknown from /props build_info;
+  tools from chat_template_caps; 2 slots from total_slots; text-only from /props modalities;
+  model field ignored; no family. Consistent.
+- llamacpp / rig/tiny.gguf: same answers as (none); the id matches the one served. Consistent.
+- llamacpp / Qwen/Qwen3-8B: probe values as (none), matched to rig/tiny.gguf. JUDGED WRONG:
+  family qwen3 and supports_reasoning=true (family_table) come from a name the server ignores;
+  it serves rig/tiny.gguf, with /props reasoning_format "none". Intended by the case, but not
+  what a reader of the fake expects.
+- vllm / Qwen/Qwen3-0.6B: window 4096 from /v1/models max_model_len; no training window (vLLM
+  exposes none); version 0.33.0 from /version; tools/reasoning from the qwen3 family row.
+  Consistent.
+- vllm / (none): the only served id is matched; otherwise as above. Consistent.
+- sglang / Qwen/Qwen3-0.6B: window 4096 from /v1/models max_model_len; version none (/version
+  is 404 on SGLang, the fake has no /server_info); text-only from /model_info
+  has_image_understanding=false; tools/reasoning from the qwen3 row (tool_call_parser and
+  reasoning_parser are null: the server will not parse them). Consistent.
+- ollama / qwen3:8b: backend from "Ollama is running" at /; version 0.12.6 from /api/version;
+  window 4096 from /api/ps context_length (loaded); training 40960 from /api/show
+  qwen3.context_length; tools/thinking from /api/show capabilities. Consistent.
+- lmstudio / qwen2-vl-7b-instruct: text+image from /api/v0/models type "vlm"; no version
+  endpoint; no family row (qwen2_vl), so tools/reasoning unknown. Window 32768 is
+  max_context_length (model not loaded, no loaded_context_length), used as the window by the
+  merge rule; LM Studio may load it with less. Consistent with that rule.
+- lmstudio / meta-llama-3.1-8b-instruct: window 131072 = max_context_length (same caveat);
+  text from type "llm"; tools=true, reasoning=false from the llama-3.x row. Consistent.
+- lmstudio / text-embedding-nomic-embed-text-v1.5: window 2048 = max_context_length. JUDGED
+  WRONG: type "embeddings" yields no modalities, so input/output fall back to text (default);
+  an embedding model has no text output and cannot serve chat.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ through it the backend request.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
 
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponseUpdate
@@ -79,7 +79,7 @@ class ResponsesEndpoint:
         except BaseException:
             await _close(updates)
             raise
-        return EndpointAnswer(200, list(_SSE), _events(first, updates, writer))
+        return EndpointAnswer(200, list(_SSE), _EventStream(first, updates, writer))
 
     def _error(self, error: ProviderError) -> EndpointAnswer:
         status = error_status(error)
@@ -91,11 +91,38 @@ class ResponsesEndpoint:
         return EndpointAnswer(status, headers, json.dumps(error_envelope(error, status)).encode())
 
 
+class _EventStream:
+    """The events, as an iterator whose ``aclose`` closes ``updates`` even when no event was
+    pulled yet: an async generator closed before it started runs no ``finally``, and a caller
+    that leaves before the first byte must still cancel the backend request."""
+
+    def __init__(
+        self,
+        first: ChatResponseUpdate | None,
+        updates: AsyncIterator[ChatResponseUpdate],
+        writer: OutputWriter,
+    ) -> None:
+        self._events = _events(first, updates, writer)
+        self._updates = updates
+
+    def __aiter__(self) -> _EventStream:
+        return self
+
+    async def __anext__(self) -> bytes:
+        return await anext(self._events)
+
+    async def aclose(self) -> None:
+        try:
+            await self._events.aclose()
+        finally:
+            await _close(self._updates)  # (a no-op when the events' own close did it)
+
+
 async def _events(
     first: ChatResponseUpdate | None,
     updates: AsyncIterator[ChatResponseUpdate],
     writer: OutputWriter,
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """The event stream: one chunk of events per update. Closing it closes ``updates``."""
     try:
         writer.start()

@@ -10,8 +10,8 @@ How the items become messages:
 * ``instructions`` is a leading system message; a ``developer`` message is a system message
   (chat templates of local models know no ``developer`` role);
 * consecutive assistant-side items (``reasoning``, an assistant ``message``, ``function_call``)
-  are one assistant turn, as ``items.py`` writes one turn as several items; an assistant
-  ``message`` opens a new turn once the open one has text, so two answers stay two turns;
+  are one assistant turn, as ``items.py`` writes one turn as several items (an assistant
+  ``message`` after text opens a new turn: two answers stay two);
 * a ``reasoning`` item is the reasoning of the assistant turn it belongs to (its
   ``reasoning_text`` parts, else its summary text); whether a backend gets it back is the
   pipeline's reasoning-replay setting, as for any chat history. ``encrypted_content`` is
@@ -314,13 +314,8 @@ def _tools(value: Any) -> list[dict[str, Any]]:
 
 
 def _chat_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
-    """A flat Responses function tool in the chat form (``{"type": "function", "function":
-    {...}}``)."""
-    function = {
-        key: tool[key]
-        for key in ("name", "description", "parameters", "strict")
-        if tool.get(key) is not None
-    }
+    """A flat Responses function tool in the chat form (``function`` nests its keys)."""
+    function = _given(tool, "name", "description", "parameters", "strict")
     return {"type": "function", "function": function}
 
 
@@ -357,12 +352,12 @@ def _chat_format(form: Mapping[str, Any]) -> dict[str, Any]:
     """``text.format`` as chat's ``response_format`` (the schema's keys nest again)."""
     if form["type"] == "json_object":
         return {"type": "json_object"}
-    inner = {
-        key: form[key]
-        for key in ("name", "description", "schema", "strict")
-        if form.get(key) is not None
-    }
+    inner = _given(form, "name", "description", "schema", "strict")
     return {"type": "json_schema", "json_schema": inner}
+
+
+def _given(source: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    return {key: source[key] for key in keys if source.get(key) is not None}
 
 
 def _effort(value: Any) -> str | None:
@@ -394,8 +389,7 @@ def _required(item: Mapping[str, Any], key: str, where: str) -> str:
 
 
 def _optional(request: Mapping[str, Any], key: str, kinds: tuple[type[Any], ...], what: str) -> Any:
-    """The value of ``key`` when it is of ``kinds`` (``None`` when absent); a bool is not a
-    number here, as JSON has no such confusion."""
+    """``key``'s value, of ``kinds`` (``None`` when absent); a bool is not a number here."""
     value = request.get(key)
     if value is None:
         return None

@@ -18,6 +18,7 @@ request does escapes as a traceback: every failure is an answer in OpenAI's erro
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -25,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from providers.abstractions.errors import InvalidRequestError, ProviderError
-from providers.abstractions.event_names import GATEWAY_REQUEST
+from providers.abstractions.event_names import GATEWAY_ANSWER_FAILED, GATEWAY_REQUEST
 from providers.abstractions.logs import get_logger
 from providers.config.schema import OaicompatConfig
 from providers.gateway.asgi_io import (
@@ -48,7 +49,7 @@ from providers.integrations._chat_endpoint import EndpointAnswer
 __all__ = ["GatewayApp"]
 
 _LOG = get_logger(__name__)
-_POST_ROUTES = {"/v1/chat/completions": "chat"}
+_POST_ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses"}
 _GET_ROUTES = {"/v1/models": "models", "/health": "health", "/metrics": "metrics"}
 _PROMETHEUS = ("content-type", "text/plain; version=0.0.4; charset=utf-8")
 
@@ -129,9 +130,23 @@ class GatewayApp:
         except ProviderError as error:
             self.metrics.refused(record["model"] or "", type(error).__name__)
             answer = error_answer(error, *_retry_after(error))
+        except Exception as exc:  # a bug of ours: still OpenAI's shape, never a traceback
+            _LOG.warning(GATEWAY_ANSWER_FAILED, error_type=type(exc).__name__, path=_path(scope))
+            self.metrics.refused(record["model"] or "", type(exc).__name__)
+            answer = error_answer(ProviderError("the gateway could not answer this request"))
         record["status"] = answer.status
         record["streamed"] = not isinstance(answer.body, bytes)
-        await send_answer(send, answer)
+        try:
+            await send_answer(send, answer)
+        except Exception as exc:  # the status is out: end the body, say why in the log
+            _LOG.warning(
+                GATEWAY_ANSWER_FAILED,
+                error_type=type(exc).__name__,
+                path=_path(scope),
+                started=True,
+            )
+            with contextlib.suppress(Exception):  # (the connection may be gone too)
+                await send({"type": "http.response.body", "body": b""})
 
     async def _answer(
         self, scope: Scope, receive: Receive, record: dict[str, Any]
@@ -186,7 +201,7 @@ class GatewayApp:
         )
         try:
             request = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise invalid("the request body is not valid JSON", None) from None
         model = request.get("model") if isinstance(request, dict) else None
         if not isinstance(model, str) or not model:
@@ -198,7 +213,7 @@ class GatewayApp:
             for name, value in headers
             if name in self._forwarded
         ]
-        return await self.entries.answer(kind, entry, request, forwarded)
+        return await self.entries.answer(kind, entry, request, body, forwarded)
 
 
 def _path(scope: Scope) -> str:

@@ -61,9 +61,11 @@ class GatewayEntries:
         kind: str,
         entry: ModelEntry,
         request: Any,
+        body: bytes,
         headers: Iterable[tuple[str, str]],
     ) -> EndpointAnswer:
-        """The entry's answer to a parsed request of ``kind`` (``chat`` or ``responses``)."""
+        """The entry's answer to a request of ``kind`` (``chat`` or ``responses``), parsed
+        (``request``) and as sent (``body``)."""
         if kind == "chat":
             check_chat_body(request)
             chat = self._chat.get(entry.name)
@@ -71,7 +73,16 @@ class GatewayEntries:
                 chat = ChatCompletionsEndpoint(self.client(entry), reasoning_alias=True)
                 self._chat[entry.name] = chat
             return await chat.answer_request(request, headers)
-        raise AssertionError(f"unrouted kind {kind!r}")  # the app routes only known kinds
+        responses = self._responses.get(entry.name)
+        if responses is None:
+            # deferred: the Responses writer loads only for a gateway that is asked for it
+            from providers.gateway.responses_endpoint import ResponsesEndpoint
+
+            model = self._config.backends[entry.backend].model_id or entry.name
+            responses = ResponsesEndpoint(self.client(entry), model=model)
+            self._responses[entry.name] = responses
+        answer: EndpointAnswer = await responses.answer(body, headers)
+        return answer
 
     async def aclose(self) -> None:
         clients, self._clients = list(self._clients.values()), {}

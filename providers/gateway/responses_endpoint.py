@@ -29,7 +29,12 @@ from providers.abstractions.errors import ProviderError
 from providers.abstractions.services import service_of
 from providers.gateway.responses_reading import ResponsesRequest, read_request
 from providers.gateway.responses_writing import Frame, OutputWriter
-from providers.integrations._chat_endpoint import EndpointAnswer, error_envelope, error_status
+from providers.integrations._chat_endpoint import (
+    EndpointAnswer,
+    EventStream,
+    error_envelope,
+    error_status,
+)
 from providers.integrations._sdk_headers import forwarded_headers
 from providers.layers.retry import RetryingChatClient
 
@@ -79,7 +84,9 @@ class ResponsesEndpoint:
         except BaseException:
             await _close(updates)
             raise
-        return EndpointAnswer(200, list(_SSE), _EventStream(first, updates, writer))
+        return EndpointAnswer(
+            200, list(_SSE), EventStream(_events(first, updates, writer), updates)
+        )
 
     def _error(self, error: ProviderError) -> EndpointAnswer:
         status = error_status(error)
@@ -89,33 +96,6 @@ class ResponsesEndpoint:
         if error.retry_after is not None:
             headers.append(("retry-after", str(max(0, round(error.retry_after)))))
         return EndpointAnswer(status, headers, json.dumps(error_envelope(error, status)).encode())
-
-
-class _EventStream:
-    """The events, as an iterator whose ``aclose`` closes ``updates`` even when no event was
-    pulled yet: an async generator closed before it started runs no ``finally``, and a caller
-    that leaves before the first byte must still cancel the backend request."""
-
-    def __init__(
-        self,
-        first: ChatResponseUpdate | None,
-        updates: AsyncIterator[ChatResponseUpdate],
-        writer: OutputWriter,
-    ) -> None:
-        self._events = _events(first, updates, writer)
-        self._updates = updates
-
-    def __aiter__(self) -> _EventStream:
-        return self
-
-    async def __anext__(self) -> bytes:
-        return await anext(self._events)
-
-    async def aclose(self) -> None:
-        try:
-            await self._events.aclose()
-        finally:
-            await _close(self._updates)  # (a no-op when the events' own close did it)
 
 
 async def _events(

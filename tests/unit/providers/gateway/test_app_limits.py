@@ -65,9 +65,9 @@ async def test_malformed_requests_are_named(
     backend: ReplayServer, content: bytes, content_type: str | None, status: int, param: str | None
 ) -> None:
     headers = {"content-type": content_type} if content_type else {}
-    async with running_gateway(config_for({"local": backend.base_url})) as url:
-        async with httpx.AsyncClient() as http:
-            answer = await http.post(f"{url}/chat/completions", content=content, headers=headers)
+    config = config_for({"local": backend.base_url})
+    async with running_gateway(config) as url, httpx.AsyncClient() as http:
+        answer = await http.post(f"{url}/chat/completions", content=content, headers=headers)
     assert _error(answer, status)["param"] == param
     assert backend.requests == []
 

@@ -59,7 +59,8 @@ class GatewayApp:
 
     ``client_kwargs`` reach every pipeline (``client_for``): tests and embedders swap the
     transport there. ``access_log`` overrides ``serve.access_log``. ``env`` is where the
-    inbound keys are read (default ``os.environ``).
+    inbound keys are read (default ``os.environ``). ``otel_kwargs`` reach the OpenTelemetry
+    layer ``serve.opentelemetry`` adds (``tracer_provider``, ``meter_provider``).
     """
 
     def __init__(
@@ -68,11 +69,12 @@ class GatewayApp:
         *,
         access_log: bool | None = None,
         env: Mapping[str, str] | None = None,
+        otel_kwargs: Mapping[str, Any] | None = None,
         **client_kwargs: Any,
     ) -> None:
         self.settings = config.serve
         self.metrics = GatewayMetrics()
-        self.entries = GatewayEntries(config, self.metrics, client_kwargs)
+        self.entries = GatewayEntries(config, self.metrics, client_kwargs, otel_kwargs)
         self._keys = InboundKeys.from_environment(
             self.settings.api_keys_env, os.environ if env is None else env
         )

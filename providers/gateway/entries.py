@@ -27,9 +27,16 @@ __all__ = ["GatewayEntries"]
 
 class GatewayEntries:
     def __init__(
-        self, config: OaicompatConfig, metrics: GatewayMetrics, client_kwargs: Mapping[str, Any]
+        self,
+        config: OaicompatConfig,
+        metrics: GatewayMetrics,
+        client_kwargs: Mapping[str, Any],
+        otel_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
+        """``otel_kwargs`` reach each ``OpenTelemetryChatClient`` (``tracer_provider``,
+        ``meter_provider``; default: the global ones the application configured)."""
         self.table = ModelTable(config)
+        self._otel = dict(otel_kwargs or {})
         self._config = config
         self._metrics = metrics
         self._kwargs = dict(client_kwargs)
@@ -52,7 +59,7 @@ class GatewayEntries:
                 # deferred: the otel extra is optional
                 from telemetry.otel import OpenTelemetryChatClient
 
-                client = OpenTelemetryChatClient(client)
+                client = OpenTelemetryChatClient(client, **self._otel)
             self._clients[entry.name] = client
         return client
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import openai
 import pytest
 
@@ -9,7 +11,7 @@ from providers.replay.server import ReplayServer
 from tests.unit.providers.gateway.backends import replying
 from tests.unit.providers.gateway.serving import config_for, running_gateway
 
-USER: list[dict[str, str]] = [{"role": "user", "content": "hi"}]
+USER: list[Any] = [{"role": "user", "content": "hi"}]
 
 
 async def test_serve_opentelemetry_gives_one_genai_span_per_request() -> None:

@@ -144,3 +144,20 @@ async def test_metrics_count_answers_by_route_model_and_status(backend: ReplaySe
     assert 'oaicompat_gateway_requests_total{route="chat",model="",status="404"} 1' in text
     assert 'oaicompat_gateway_errors_total{model="",backend="",type="ModelNotFoundError"} 1' in text
     assert 'oaicompat_gateway_output_tokens_total{model="main",backend="local"} 6' in text
+
+
+async def test_a_backend_failing_before_its_first_token_falls_over_to_the_fallback() -> None:
+    down = replying(status=503, error={"error": {"message": "loading model"}})
+    async with ReplayServer(down) as main, ReplayServer(replying({"content": "Hi"})) as spare:
+        config = config_for(
+            {"gpu": main.base_url, "cpu": spare.base_url},
+            {"main": {"backend": "gpu", "fallback": "cpu"}},
+        )
+        async with running_gateway(config) as url, httpx.AsyncClient() as http:
+            body = {"model": "main", "messages": USER, "stream": True}
+            answer = await http.post(f"{url}/chat/completions", json=body)
+    assert answer.status_code == 200
+    assert '"content": "Hi"' in answer.text
+    assert answer.text.endswith("data: [DONE]\n\n")
+    assert len(main.requests) == 1
+    assert json.loads(spare.requests[0].body)["model"] == "m-cpu"

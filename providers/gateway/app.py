@@ -18,6 +18,7 @@ request does escapes as a traceback: every failure is an answer in OpenAI's erro
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -196,11 +197,17 @@ class GatewayApp:
         self._busy += 1  # released in _http once the answer is sent
         record["slot"] = True
         declared = _header(headers, b"content-length")
-        body = await read_body(
-            receive,
-            self.settings.max_body_bytes,
-            int(declared) if declared and declared.isdigit() else None,
-        )
+        try:
+            async with asyncio.timeout(self.settings.body_timeout_seconds):
+                body = await read_body(
+                    receive,
+                    self.settings.max_body_bytes,
+                    int(declared) if declared and declared.isdigit() else None,
+                )
+        except TimeoutError:
+            raise InvalidRequestError(
+                "the request body took too long to arrive", status=408, code="request_timeout"
+            ) from None
         try:
             request = json.loads(body)
         except (ValueError, RecursionError):

@@ -97,3 +97,23 @@ async def test_one_request_over_the_concurrency_limit_is_429_with_retry_after() 
     assert refused.headers["retry-after"] == "1"
     assert after.status_code == 200
     assert backend.requests == 1
+
+
+async def test_a_body_that_trickles_in_is_408_and_frees_its_slot(backend: ReplayServer) -> None:
+    config = config_for(
+        {"local": backend.base_url}, body_timeout_seconds=0.3, max_concurrent_requests=1
+    )
+
+    async def slowly() -> AsyncIterator[bytes]:
+        yield b'{"model": "local", '
+        await asyncio.sleep(2)
+        yield b'"messages": []}'
+
+    headers = {"content-type": "application/json"}
+    async with running_gateway(config) as url, httpx.AsyncClient(timeout=10) as http:
+        answer = await http.post(f"{url}/chat/completions", content=slowly(), headers=headers)
+        after = await http.post(
+            f"{url}/chat/completions", json={"model": "local", "messages": USER}
+        )
+    assert _error(answer, 408)["code"] == "request_timeout"
+    assert after.status_code == 200

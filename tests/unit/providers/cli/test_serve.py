@@ -68,3 +68,18 @@ def test_the_module_level_app_reads_the_file_the_environment_names(tmp_path: Pat
     )
     assert result.stdout.strip() == "['main', 'local']"
     assert result.stderr == ""
+
+
+def test_the_readmes_example_configuration_loads_with_its_models() -> None:
+    # deferred: the gateway's table, as `oaicompat serve --config docs/serve.yaml` builds it
+    from providers.config import load_config
+    from providers.gateway.model_table import ModelTable
+
+    config = load_config(ROOT / "docs" / "serve.yaml")
+    assert [entry.name for entry in ModelTable(config)] == [
+        "main",
+        "local",
+        "local-llama",
+        "gpu-vllm",
+    ]
+    assert (config.serve.host, config.serve.port) == ("127.0.0.1", 8000)

@@ -35,6 +35,7 @@ __all__ = [
     "PROJECT_ROOT",
     "BackgroundLoop",
     "GatewayProcess",
+    "TrickleBackend",
     "answer_text",
     "curl",
     "gateway_config",
@@ -130,6 +131,71 @@ def text_backend(text_for: Callable[[ReceivedRequest], str]) -> ReplayServer:
         return answer_text(request, text_for(request))
 
     return ReplayServer(handler, lambda data: [data[i : i + 7] for i in range(0, len(data), 7)])
+
+
+class TrickleBackend:
+    """A chat backend streaming one content chunk (``[0]``, ``[1]``…) every ``interval``
+    seconds, ``count`` of them, that notes when the caller's connection closes: whether a
+    request was cancelled, seen from the backend's side. ``closed`` is set when an answer
+    ends either way; ``finished`` says it was sent whole."""
+
+    def __init__(self, count: int = 400, interval: float = 0.025) -> None:
+        self.count = count
+        self.interval = interval
+        self.requests: list[ReceivedRequest] = []
+        self.sent = 0
+        self.finished = False
+        self.closed = asyncio.Event()
+        self._server: asyncio.Server | None = None
+        self.port = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def __aenter__(self) -> TrickleBackend:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        headers = dict(line.lower().split(": ", 1) for line in head[1:] if ": " in line)
+        body = await reader.readexactly(int(headers.get("content-length", "0")))
+        self.requests.append(ReceivedRequest(*head[0].split(" ")[:2], headers, body))
+        self.closed.clear()
+        self.sent, self.finished = 0, False
+        gone = asyncio.ensure_future(reader.read(1))  # b"" (or an error) once the caller closes
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n")
+        writer.write(b"Transfer-Encoding: chunked\r\n\r\n")
+        try:
+            for index in range(self.count):
+                if gone.done():
+                    return
+                _write_chunk(writer, backend_chunks({"content": f"[{index}]"}).split(b"\n\n")[0])
+                await writer.drain()
+                self.sent += 1
+                await asyncio.wait([gone], timeout=self.interval)
+            _write_chunk(writer, backend_chunks(finish="stop"))
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+            self.finished = True
+        except ConnectionError:
+            pass
+        finally:
+            gone.cancel()
+            writer.close()
+            self.closed.set()
+
+
+def _write_chunk(writer: asyncio.StreamWriter, event: bytes) -> None:
+    data = event.rstrip(b"\n") + b"\n\n"
+    writer.write(b"%x\r\n%s\r\n" % (len(data), data))
 
 
 class GatewayProcessError(ServerProcessError):

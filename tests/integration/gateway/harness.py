@@ -167,7 +167,8 @@ class TrickleBackend:
         head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
         headers = dict(line.lower().split(": ", 1) for line in head[1:] if ": " in line)
         body = await reader.readexactly(int(headers.get("content-length", "0")))
-        self.requests.append(ReceivedRequest(*head[0].split(" ")[:2], headers, body))
+        method, path = head[0].split(" ")[:2]
+        self.requests.append(ReceivedRequest(method, path, headers, body))
         self.closed.clear()
         self.sent, self.finished = 0, False
         gone = asyncio.ensure_future(reader.read(1))  # b"" (or an error) once the caller closes

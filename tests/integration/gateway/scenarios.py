@@ -18,6 +18,7 @@ from tests.integration.llama_server import forcing_grammar
 __all__ = [
     "HARMONY",
     "HERMES",
+    "PROMPT",
     "THINK",
     "UNOFFERED",
     "WEATHER_TOOL",

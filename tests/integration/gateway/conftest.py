@@ -49,11 +49,15 @@ class NodeSdk:
     node: str
     modules: Path
 
-    def chat(self, base_url: str, body: dict[str, Any], api_key: str = "unused") -> Any:
-        """``node/chat.cjs``: one ``chat.completions.create(body)``; its JSON result."""
+    def chat(
+        self, base_url: str, body: dict[str, Any], api_key: str = "unused", api: str = "chat"
+    ) -> Any:
+        """``node/chat.cjs``: one ``chat.completions.create(body)`` (``api="responses"``: one
+        ``responses.create`` or ``responses.stream``); its JSON result."""
+        request = {"baseURL": base_url, "apiKey": api_key, "body": body, "api": api}
         done = subprocess.run(
             [self.node, str(NODE_DIR / "chat.cjs")],
-            input=json.dumps({"baseURL": base_url, "apiKey": api_key, "body": body}),
+            input=json.dumps(request),
             env={**os.environ, "NODE_PATH": str(self.modules)},
             capture_output=True,
             text=True,

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessageChunk
 from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
-from providers.replay.server import ReplayServer
 from tests.integration.gateway.harness import BackgroundLoop, gateway_config, text_backend
 from tests.integration.gateway.scenarios import HERMES, PROMPT, WEATHER_TOOL, forced_fields
 
@@ -30,7 +30,9 @@ def gateway(background: BackgroundLoop, plain_server: Any) -> Iterator[str]:
 
 
 def chat_model(gateway: str, model: str, **kwargs: Any) -> ChatOpenAI:
-    return ChatOpenAI(model=model, base_url=gateway, api_key="unused", max_retries=0, **kwargs)
+    return ChatOpenAI(
+        model=model, base_url=gateway, api_key=SecretStr("unused"), max_retries=0, **kwargs
+    )
 
 
 def test_hermes_text_from_llama_server_arrives_as_tool_calls(

@@ -4,6 +4,8 @@
 // and prints one JSON line: what the SDK handed over (content, reasoning_content, tool_calls,
 // finish_reason, chunk count), or {error: {status, type, param, code, message}} for an APIError.
 // A streamed answer is accumulated here from the SDK's chunks, as an agent loop does.
+// With {api: "responses"}: client.responses.create(body), or client.responses.stream(body) and
+// its finalResponse() when body.stream is set; the printed line is the Response object.
 "use strict";
 
 const OpenAI = require("openai");
@@ -60,11 +62,23 @@ async function whole(client, body) {
   };
 }
 
+async function responses(client, body) {
+  if (!body.stream) return client.responses.create(body);
+  const { stream, ...rest } = body;
+  const events = client.responses.stream(rest);
+  let count = 0;
+  events.on("event", () => (count += 1));
+  const response = await events.finalResponse();
+  return { ...response, events: count };
+}
+
 async function main() {
-  const { baseURL, apiKey, body } = await readStdin();
+  const { baseURL, apiKey, body, api } = await readStdin();
   const client = new OpenAI({ baseURL, apiKey: apiKey ?? "unused", maxRetries: 0, timeout: 60000 });
   try {
-    const result = body.stream ? await streamed(client, body) : await whole(client, body);
+    let result;
+    if (api === "responses") result = await responses(client, body);
+    else result = body.stream ? await streamed(client, body) : await whole(client, body);
     process.stdout.write(JSON.stringify(result) + "\n");
   } catch (error) {
     if (!(error instanceof OpenAI.APIError)) throw error;

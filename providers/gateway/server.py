@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -18,30 +19,42 @@ from typing import Any
 
 from providers.config.schema import OaicompatConfig
 
-__all__ = ["CONFIG_ENV", "run", "uvicorn_config"]
+__all__ = ["CONFIG_ENV", "run", "uvicorn_config", "uvicorn_settings"]
 
 CONFIG_ENV = "OAICOMPAT_CONFIG"
 """The configuration file the module-level app (``providers.gateway.asgi:app``) reads."""
 
 
+def uvicorn_settings(config: OaicompatConfig, **overrides: Any) -> dict[str, Any]:
+    """``uvicorn.Config`` keywords with the gateway's settings: drain deadline, header bound,
+    quiet logs (the gateway's access log is its own event), no ``Server`` header."""
+    settings = config.serve
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "lifespan": "on",
+        "timeout_graceful_shutdown": math.ceil(settings.drain_seconds),
+        "h11_max_incomplete_event_size": settings.max_header_bytes,
+        "log_level": "warning",
+        "access_log": False,
+        "server_header": False,
+        **overrides,
+    }
+
+
 def uvicorn_config(app: Any, config: OaicompatConfig, **overrides: Any) -> Any:
-    """A ``uvicorn.Config`` with the gateway's settings: drain deadline, header bound, quiet
-    logs (the gateway's access log is its own event), no ``Server`` header."""
+    """A ``uvicorn.Config`` of ``app`` with ``uvicorn_settings``."""
     import uvicorn  # deferred: the serve extra
 
-    settings = config.serve
-    return uvicorn.Config(
-        app,
-        host=settings.host,
-        port=settings.port,
-        lifespan="on",
-        timeout_graceful_shutdown=math.ceil(settings.drain_seconds),
-        h11_max_incomplete_event_size=settings.max_header_bytes,
-        log_level="warning",
-        access_log=False,
-        server_header=False,
-        **overrides,
-    )
+    return uvicorn.Config(app, **uvicorn_settings(config, **overrides))
+
+
+class _Stopped(Exception):
+    """SIGTERM after the drain: a stop that went as asked, so the process exits 0."""
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise _Stopped
 
 
 def run(
@@ -54,19 +67,45 @@ def run(
     access_log: bool = False,
 ) -> None:
     """Serves until SIGTERM or SIGINT. One worker runs the app in this process; several run
-    ``providers.gateway.asgi:app``, each reading ``config_path`` from ``OAICOMPAT_CONFIG``."""
+    ``providers.gateway.asgi:app``, each reading ``config_path`` from ``OAICOMPAT_CONFIG``.
+
+    uvicorn drains on SIGTERM, then raises the signal again for the handler it found, so that
+    handler is ours: it ends ``run`` normally (a process manager reads a death by SIGTERM
+    after a clean drain as a failed stop)."""
+    previous = signal.signal(signal.SIGTERM, _stopped)
+    try:
+        _serve(
+            config_path,
+            config,
+            host=host or config.serve.host,
+            port=config.serve.port if port is None else port,
+            workers=workers,
+            access_log=access_log,
+        )
+    except _Stopped:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _serve(
+    config_path: Path,
+    config: OaicompatConfig,
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    access_log: bool,
+) -> None:
     import uvicorn  # deferred: the serve extra
 
-    host = host or config.serve.host
-    port = config.serve.port if port is None else port
     if workers > 1:
         os.environ[CONFIG_ENV] = str(config_path.resolve())
         if access_log:
             os.environ["OAICOMPAT_ACCESS_LOG"] = "1"
-        target = "providers.gateway.asgi:app"
-        settings = uvicorn_config(target, config, host=host, port=port, workers=workers)
         _announce(host, port, workers)
-        uvicorn.Server(settings).run()
+        settings = uvicorn_settings(config, host=host, port=port, workers=workers)
+        uvicorn.run("providers.gateway.asgi:app", **settings)
         return
     # deferred: a multi-worker start never builds the app in this process
     from providers.gateway.app import GatewayApp

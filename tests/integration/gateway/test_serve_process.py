@@ -194,13 +194,6 @@ def test_sigterm_drains_an_open_stream_then_exits(echo: ReplayServer, slow: Tric
     assert slow.finished
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="uvicorn re-raises the captured SIGTERM after its graceful shutdown "
-    "(Server.capture_signals), so `oaicompat serve` dies by SIGTERM (status 143) instead of "
-    "returning EXIT_OK: providers/gateway/server.py run() calls uvicorn.Server(...).run()",
-)
 def test_sigterm_exit_status_is_zero(echo: ReplayServer, slow: TrickleBackend) -> None:
     """A process manager reads a non-zero status after SIGTERM as a failed stop."""
     config = config_for(echo.base_url, slow.base_url)

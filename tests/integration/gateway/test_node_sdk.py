@@ -9,7 +9,10 @@ loopback fake; and an unknown model, whose 404 the SDK must read as an ``APIErro
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +29,7 @@ from tests.integration.gateway.scenarios import (
     seen_from,
 )
 
+ROOT = Path(__file__).resolve().parents[3]
 FAKE_TEXTS = {"harmony-model": HARMONY, "unoffered-model": UNOFFERED}
 STREAMING = pytest.mark.parametrize("stream", [True, False], ids=["stream", "nonstream"])
 
@@ -109,3 +113,25 @@ def test_an_unknown_model_is_an_api_error_listing_what_exists(
     assert error["code"] == "model_not_found"
     for name in ("agent", "llama", "harmony", "unoffered"):
         assert name in error["message"]
+
+
+def test_the_readmes_node_snippet_streams_reasoning_then_the_answer(
+    node_sdk: NodeSdk, background: BackgroundLoop, fake: ReplayServer
+) -> None:
+    """README's ```js block, run as written but for the gateway's port: harmony markup from the
+    backend comes out as the reasoning, then the answer, with no markup."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    snippet = re.search(r"^```js\n(.*?)^```", readme, re.MULTILINE | re.DOTALL)
+    assert snippet is not None, "README.md has no ```js block"
+    backend = {"base_url": fake.base_url, "model_id": "harmony-model", "backend": "vllm"}
+    config = gateway_config({"harmony": backend}, roles={"main": "harmony"})
+    script = node_sdk.modules.parent / "readme-snippet.mjs"  # ESM finds node_modules beside it
+    with background.gateway(config) as url:
+        code = snippet.group(1).replace("http://127.0.0.1:8000/v1", url)
+        assert code != snippet.group(1), "the snippet no longer talks to the default address"
+        script.write_text(code, encoding="utf-8")
+        done = subprocess.run(
+            [node_sdk.node, str(script)], capture_output=True, text=True, timeout=90, check=False
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "The user wants Paris weather.It is sunny in Paris."

@@ -88,8 +88,8 @@ def _float(timings: Mapping[str, Any], key: str) -> float | None:
     return None
 
 
-def _first(*values: int | None) -> int | None:
-    return next((v for v in values if v is not None), None)
+def _first(value: int | None, fallback: int | None) -> int | None:
+    return fallback if value is None else value
 
 
 def read_report(
@@ -101,7 +101,17 @@ def read_report(
     if usage is None and timings is None:
         return None
     u = usage or UsageDetails()
-    t: Mapping[str, Any] = timings or {}
+    if timings is None:  # usage only (vLLM, SGLang): no timing key to look up
+        cached = u.cached_input_token_count
+        return ServerTimings(
+            backend=backend,
+            input_tokens=u.input_token_count,
+            output_tokens=u.output_token_count,
+            cached_input_tokens=cached,
+            reasoning_tokens=u.reasoning_token_count,
+            missing_cache_flag=cache_flag if cached is None else None,
+        )
+    t: Mapping[str, Any] = timings
     cache_n, prompt_n, predicted_n = _int(t, "cache_n"), _int(t, "prompt_n"), _int(t, "predicted_n")
     cached = _first(cache_n, u.cached_input_token_count)
     from_timings = None if cache_n is None or prompt_n is None else cache_n + prompt_n

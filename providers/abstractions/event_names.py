@@ -30,6 +30,7 @@ __all__ = [
     "FUNCTION_CALL_FAILED",
     "FUNCTION_LOOP_STOPPED",
     "FUNCTION_RESULT_UNWRITABLE",
+    "GATEWAY_REQUEST",
     "HTTP_STALE_CONNECTION_RESENT",
     "REQUEST_CANCELLED",
     "REQUEST_COMPLETED",
@@ -150,3 +151,10 @@ sending the whole history."""
 HTTP_STALE_CONNECTION_RESENT: Final = "oaicompat.http.stale_connection_resent"
 """debug — a pooled connection the server had closed was replaced and the request resent:
 ``url`` (without user info or query), ``error``, ``resend``."""
+
+# --- oaicompat serve -------------------------------------------------------------------------
+
+GATEWAY_REQUEST: Final = "oaicompat.gateway.request"
+"""info, only when the access log is on — one per answered request: ``method``, ``path``,
+``status``, ``model`` (the configured name it resolved to, else none), ``streamed``,
+``duration_ms``, ``client`` (the peer address). Never a header, a key or a body."""

@@ -56,7 +56,25 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print JSON instead of a table")
     check.add_argument("--max-tokens", type=int, default=64, help="per request (default 64)")
     _add_record(commands, target)
+    _add_serve(commands)
     return parser
+
+
+def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="an OpenAI-compatible server in front of the configured backends",
+        description="Serve /v1/chat/completions, /v1/responses and /v1/models for every role "
+        "and backend of the configuration, through the standard pipeline. Binds 127.0.0.1 "
+        "unless told otherwise (docs/serve.md).",
+    )
+    serve.add_argument("--config", type=Path, help="configuration file (YAML)")
+    serve.add_argument("--host", help="address to bind (default: serve.host, 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default: serve.port, 8000; 0: any)")
+    serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    serve.add_argument(
+        "-v", "--verbose", action="count", default=0, help="access log (-vv: library debug)"
+    )
 
 
 def _backend_selection() -> argparse.ArgumentParser:

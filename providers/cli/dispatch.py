@@ -57,6 +57,11 @@ def _run(args: argparse.Namespace) -> int:
         from providers.cli.replay import replay
 
         return asyncio.run(replay(args.file))
+    if args.command == "serve":
+        # deferred: the gateway and its ASGI server
+        from providers.cli.serve import run_serve
+
+        return run_serve(args)
     # deferred: configuration, capabilities and the client stack (~450 ms importtime)
     from providers.cli.backend_commands import run_backend_command
 

@@ -30,6 +30,7 @@ from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.limits import Limits
 from providers.config.affinity import SessionAffinityConfig
 from providers.config.key_paths import did_you_mean, printable
+from providers.config.serve import ServeConfig
 from providers.config.strict import Strict
 from providers.layers.retry import RetryPolicy
 from providers.reasoning import FORMATS as REASONING_FORMATS
@@ -76,8 +77,7 @@ class RetryConfig(Strict):
     max_delay: NonNegativeFloat | None = None
     """Cap of the backoff window in seconds (default 8)."""
     max_retry_after: NonNegativeFloat | None = None
-    """Longest server-requested ``Retry-After`` that is waited; longer fails at once (default
-    120)."""
+    """Longest ``Retry-After`` waited; longer fails at once (default 120)."""
     max_total_delay: NonNegativeFloat | None = None
     """Cap of all waiting for one call, in seconds (default 300)."""
 
@@ -95,8 +95,7 @@ class LimitsConfig(Strict):
     max_error_body_bytes: PositiveInt | None = None
     """How much of an error body the exception keeps (default 64 KiB)."""
     max_output_bytes: PositiveInt | None = None
-    """A response's text, reasoning and tool-call arguments together, in UTF-8 bytes
-    (default 64 MiB)."""
+    """A response's text, reasoning and tool-call arguments in UTF-8 bytes (default 64 MiB)."""
     max_tool_argument_bytes: PositiveInt | None = None
     """The argument text of one tool call, assembled from its deltas (default 8 MiB)."""
     max_tool_calls: PositiveInt | None = None
@@ -284,6 +283,8 @@ class OaicompatConfig(Strict):
     """Named backends; the name is what roles and ``--use`` refer to."""
     roles: dict[str, str | RoleConfig] = Field(default_factory=dict)
     """Role name → backend name (or ``{backend, fallback}``)."""
+    serve: ServeConfig = Field(default_factory=ServeConfig)
+    """``oaicompat serve``: where it listens, inbound keys and limits."""
 
     def backend_name(self, role_or_backend: str) -> str:
         """The backend a role names, or the name itself when it is a backend."""

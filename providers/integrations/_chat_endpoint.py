@@ -150,24 +150,38 @@ class ChatCompletionsEndpoint:
     meant; with no configured model the request's is always used.
     """
 
-    def __init__(self, client: ChatClient, *, request_model: bool = False) -> None:
+    def __init__(
+        self, client: ChatClient, *, request_model: bool = False, reasoning_alias: bool = False
+    ) -> None:
         self.client = client
         metadata = service_of(client, ChatClientMetadata)
         self._model = metadata.model_id if metadata is not None else None
         self._request_model = request_model or self._model is None
         self._retries = service_of(client, RetryingChatClient) is not None
+        self._alias = reasoning_alias
 
     async def answer(self, body: bytes, headers: Iterable[tuple[str, str]] = ()) -> EndpointAnswer:
         """The answer to one request (never raises a ``ProviderError``): its body, and the
         headers it came with."""
         try:
             request = json.loads(body)
+        except ValueError:
+            return self._error(InvalidRequestError("not a chat-completions request: invalid JSON"))
+        return await self.answer_request(request, headers)
+
+    async def answer_request(
+        self, request: Any, headers: Iterable[tuple[str, str]] = ()
+    ) -> EndpointAnswer:
+        """``answer`` for a body already parsed (the gateway reads it to route it).
+
+        ``reasoning_alias``: reasoning also goes out as ``reasoning``, the field vLLM writes,
+        for clients that read only that one."""
+        try:
             if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
                 raise ValueError("the body is not an object with a `messages` list")
             messages = [ChatMessage.from_openai(message) for message in request["messages"]]
         except (ValueError, TypeError, AttributeError) as exc:
-            reason = str(exc) if not isinstance(exc, json.JSONDecodeError) else "invalid JSON"
-            return self._error(InvalidRequestError(f"not a chat-completions request: {reason}"))
+            return self._error(InvalidRequestError(f"not a chat-completions request: {exc}"))
         options = ChatOptions.from_openai(request)
         options.headers = forwarded_headers(headers)
         cache_key = request.get("prompt_cache_key")
@@ -191,7 +205,10 @@ class ChatCompletionsEndpoint:
         completion = response.to_openai()
         defaults.fill(completion)
         for choice in completion.get("choices", ()):
-            _name_calls(choice.get("message", {}).get("tool_calls"))
+            message = choice.get("message", {})
+            _name_calls(message.get("tool_calls"))
+            if self._alias and "reasoning_content" in message:
+                message["reasoning"] = message["reasoning_content"]
         return EndpointAnswer(200, [_JSON], json.dumps(completion).encode())
 
     async def _stream(
@@ -211,7 +228,7 @@ class ChatCompletionsEndpoint:
         except BaseException:
             await _close(updates)
             raise
-        events = _events(first, updates, defaults, wants_usage)
+        events = _events(first, updates, defaults, wants_usage, self._alias)
         headers = [("content-type", "text/event-stream"), ("cache-control", "no-cache")]
         return EndpointAnswer(200, headers, events)
 
@@ -249,6 +266,7 @@ async def _events(
     updates: AsyncIterator[ChatResponseUpdate],
     defaults: _Defaults,
     wants_usage: bool,
+    alias: bool = False,
 ) -> AsyncIterator[bytes]:
     """The event stream. Hot path: one pass per update.
 
@@ -276,6 +294,8 @@ async def _events(
                 if not said_role:
                     delta.setdefault("role", "assistant")
                     said_role = True
+                if alias and "reasoning_content" in delta:
+                    delta["reasoning"] = delta["reasoning_content"]
                 calls = delta.get("tool_calls")
                 call_index += _name_calls(calls)
                 if update.finish_reason is not None:

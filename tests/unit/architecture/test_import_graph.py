@@ -32,10 +32,11 @@ RANKS: dict[str, int] = {
     "providers.builder": 8,
     "providers.factory": 9,
     "providers.config": 10,
-    "providers.cli": 11,
     "providers.integrations": 11,
-    "providers.__main__": 12,
-    "providers": 12,
+    "providers.gateway": 12,
+    "providers.cli": 13,
+    "providers.__main__": 14,
+    "providers": 14,
 }
 """Package (or module) → rank. The longest matching prefix decides a module's package."""
 

@@ -1,0 +1,33 @@
+"""``providers.gateway.asgi:app``: the gateway for an ASGI server the user runs.
+
+    OAICOMPAT_CONFIG=backends.yaml uvicorn providers.gateway.asgi:app --workers 4
+
+The configuration is read when the first worker imports this module, from the file
+``OAICOMPAT_CONFIG`` names (default: the CLI's search, ``oaicompat.yaml`` and the user's
+configuration directory). Each worker is a separate gateway with its own pipelines; none holds
+state another needs.
+"""
+
+from __future__ import annotations
+
+import os
+
+from providers.config.loading import find_config, load_config
+from providers.gateway.app import GatewayApp
+from providers.gateway.server import CONFIG_ENV
+
+__all__ = ["app"]
+
+
+def _app() -> GatewayApp:
+    path = find_config(os.environ.get(CONFIG_ENV))
+    if path is None:
+        # deferred: only a misconfigured start needs it
+        from providers.abstractions.errors import ConfigurationError
+
+        raise ConfigurationError(f"no configuration file: set {CONFIG_ENV}=path/to/backends.yaml")
+    access_log = os.environ.get("OAICOMPAT_ACCESS_LOG") == "1" or None
+    return GatewayApp(load_config(path), access_log=access_log)
+
+
+app = _app()

@@ -1,0 +1,80 @@
+"""One pipeline per name a client may send, built on first use and closed with the gateway.
+
+Each configured role and backend gets the standard pipeline (``client_for``: recovery, reasoning
+split, retry, fallback, session affinity) under one ``TelemetryChatClient`` whose observer feeds
+``/metrics``, and an OpenTelemetry layer when ``serve.opentelemetry`` asks for it. Affinity keys
+come from each request (its ``prompt_cache_key``, or the layer's derivation from the messages),
+never from gateway state, so any replica can answer any request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from providers.abstractions.chat_client import ChatClient
+from providers.config.clients import client_for
+from providers.config.schema import OaicompatConfig
+from providers.gateway.metrics import GatewayMetrics
+from providers.gateway.model_table import ModelEntry, ModelTable
+from providers.gateway.request_checks import check_chat_body
+from providers.integrations._chat_endpoint import ChatCompletionsEndpoint, EndpointAnswer
+from telemetry.telemetry_client import TelemetryChatClient
+
+__all__ = ["GatewayEntries"]
+
+
+class GatewayEntries:
+    def __init__(
+        self, config: OaicompatConfig, metrics: GatewayMetrics, client_kwargs: Mapping[str, Any]
+    ) -> None:
+        self.table = ModelTable(config)
+        self._config = config
+        self._metrics = metrics
+        self._kwargs = dict(client_kwargs)
+        self._clients: dict[str, ChatClient] = {}
+        self._chat: dict[str, ChatCompletionsEndpoint] = {}
+        self._responses: dict[str, Any] = {}
+
+    def client(self, entry: ModelEntry) -> ChatClient:
+        """The entry's pipeline (built once, on its first request)."""
+        client = self._clients.get(entry.name)
+        if client is None:
+            kwargs = {"telemetry": False, **self._kwargs}
+            pipeline = client_for(self._config, entry.target, **kwargs)
+            client = TelemetryChatClient(
+                pipeline,
+                observers=[self._metrics.observer(entry.name, entry.backend)],
+                attach_timings=False,
+            )
+            if self._config.serve.opentelemetry:
+                # deferred: the otel extra is optional
+                from telemetry.otel import OpenTelemetryChatClient
+
+                client = OpenTelemetryChatClient(client)
+            self._clients[entry.name] = client
+        return client
+
+    async def answer(
+        self,
+        kind: str,
+        entry: ModelEntry,
+        request: Any,
+        headers: Iterable[tuple[str, str]],
+    ) -> EndpointAnswer:
+        """The entry's answer to a parsed request of ``kind`` (``chat`` or ``responses``)."""
+        if kind == "chat":
+            check_chat_body(request)
+            chat = self._chat.get(entry.name)
+            if chat is None:
+                chat = ChatCompletionsEndpoint(self.client(entry), reasoning_alias=True)
+                self._chat[entry.name] = chat
+            return await chat.answer_request(request, headers)
+        raise AssertionError(f"unrouted kind {kind!r}")  # the app routes only known kinds
+
+    async def aclose(self) -> None:
+        clients, self._clients = list(self._clients.values()), {}
+        self._chat.clear()
+        self._responses.clear()
+        await asyncio.gather(*(client.aclose() for client in clients), return_exceptions=True)

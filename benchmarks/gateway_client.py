@@ -6,8 +6,8 @@ request (``connection: close``), so no client pool can queue a stream behind ano
 last request reaches the backend then depends on the proxy alone.
 
 Every stream is checked, not sampled: HTTP 200, the text assembled from ``delta.content``
-equal to the backend's, the expected number of content chunks, ``data: [DONE]``, and the usage
-chunk that the request asks for.
+equal to the backend's, ``data: [DONE]``, and the usage chunk that the request asks for. The
+number of content chunks is recorded (the report shows it per target), not judged.
 
 ``python -m benchmarks.gateway_client --port P --streams N …`` (the load generator, its own
 process, so its CPU is not counted as the proxy's) imports everything, prints ``READY``, waits
@@ -164,15 +164,15 @@ async def _read_stream(reader: asyncio.StreamReader, reading: _Reading) -> None:
         _feed(reading, pending)
 
 
-def _verdict(reading: _Reading, expected: str, chunks: int) -> str | None:
+def _verdict(reading: _Reading, expected: str) -> str | None:
+    """The first thing wrong with a stream. Its number of content chunks is recorded, not
+    judged: the pipeline may hold a whitespace-only delta and send it with the next one."""
     if reading.error is not None:
         return reading.error
     text = "".join(reading.text)
     if text != expected:
         at = next((i for i, (a, b) in enumerate(zip(text, expected, strict=False)) if a != b), None)
         return f"wrong text ({len(text)} chars, {len(expected)} expected, first difference at {at})"
-    if reading.chunks != chunks:
-        return f"{reading.chunks} content chunks, {chunks} expected"
     if not reading.done:
         return "no data: [DONE]"
     if not reading.usage:
@@ -180,7 +180,7 @@ def _verdict(reading: _Reading, expected: str, chunks: int) -> str | None:
     return None
 
 
-async def stream_once(endpoint: Endpoint, body: bytes, expected: str, chunks: int) -> StreamRecord:
+async def stream_once(endpoint: Endpoint, body: bytes, expected: str) -> StreamRecord:
     """One streamed request on a fresh connection, timed and checked."""
     record = StreamRecord(sent=time.monotonic())
     reading = _Reading()
@@ -197,7 +197,7 @@ async def stream_once(endpoint: Endpoint, body: bytes, expected: str, chunks: in
     record.total = time.monotonic() - record.sent
     record.ttft = None if reading.first is None else reading.first - record.sent
     record.chunks = reading.chunks
-    record.error = _verdict(reading, expected, chunks)
+    record.error = _verdict(reading, expected)
     return record
 
 
@@ -227,12 +227,12 @@ class LoadResult:
 
 async def run_load(endpoint: Endpoint, model: str, streams: int, chunks: int) -> LoadResult:
     """``streams`` concurrent streams of ``chunks`` chunks, all opened at once."""
-    body = chat_body(model)
+    body = chat_body(model, chunks)
     expected = expected_text(chunks)
     cpu = time.process_time()
     started = time.monotonic()
     records = await asyncio.gather(
-        *(stream_once(endpoint, body, expected, chunks) for _ in range(streams))
+        *(stream_once(endpoint, body, expected) for _ in range(streams))
     )
     wall = time.monotonic() - started
     return LoadResult(started, wall, time.process_time() - cpu, list(records))

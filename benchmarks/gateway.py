@@ -110,7 +110,9 @@ def _start_proxies(args: argparse.Namespace, workdir: Path, backend: Backend) ->
     if "litellm" in wanted:
         executable = find_litellm(args.litellm)
         if executable is None:
-            print("litellm: no executable found (--litellm, $OAICOMPAT_BENCH_LITELLM, PATH); skipped")
+            print(
+                "litellm: no executable found (--litellm, $OAICOMPAT_BENCH_LITELLM, PATH); skipped"
+            )
         else:
             proxies.append(litellm_proxy(workdir, backend.url, executable))
     for proxy in proxies:
@@ -191,11 +193,15 @@ def _targets(backend: Backend, proxies: Sequence[Proxy], wanted: Sequence[str]) 
     if DIRECT in wanted:
         targets.append(Target(DIRECT, Endpoint(backend.port), MODEL_ID, None))
     for proxy in proxies:
-        targets.append(Target(proxy.name, Endpoint(proxy.port, api_key=API_KEY), proxy.model, proxy.pid))
+        targets.append(
+            Target(proxy.name, Endpoint(proxy.port, api_key=API_KEY), proxy.model, proxy.pid)
+        )
     return targets
 
 
-def _measure(args: argparse.Namespace, backend: Backend, proxies: Sequence[Proxy]) -> dict[str, Any]:
+def _measure(
+    args: argparse.Namespace, backend: Backend, proxies: Sequence[Proxy]
+) -> dict[str, Any]:
     targets = _targets(backend, proxies, args.targets.split(","))
     for target in targets:
         error = asyncio.run(_warm_up(target, args.chunks))

@@ -1,4 +1,4 @@
-"""The loopback OpenAI backend of the gateway benchmark (``benchmarks/gateway.py``), its own process.
+"""The loopback OpenAI backend of the gateway benchmark (``gateway.py``), in its own process.
 
 ``POST …/chat/completions`` streams a vLLM-shaped ``text`` scenario (``scenarios``): the role
 chunk, one chunk per token, the ``finish_reason`` chunk, the usage chunk when the body asks for it
@@ -89,8 +89,8 @@ def expected_text(chunks: int) -> str:
 
 def _json_response(status: str, payload: object) -> bytes:
     body = json.dumps(payload).encode()
-    head = f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
-    return head.encode() + body
+    head = f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\n"
+    return f"{head}content-length: {len(body)}\r\n\r\n".encode() + body
 
 
 @dataclass(slots=True)
@@ -141,7 +141,11 @@ def _completion(text: str, chunks: int) -> bytes:
                     "finish_reason": "stop",
                 }
             ],
-            "usage": {"prompt_tokens": 15, "completion_tokens": chunks, "total_tokens": 15 + chunks},
+            "usage": {
+                "prompt_tokens": 15,
+                "completion_tokens": chunks,
+                "total_tokens": 15 + chunks,
+            },
         },
     )
 
@@ -159,7 +163,9 @@ async def _stream(writer: asyncio.StreamWriter, frames: StreamFrames, pacing: Pa
         await writer.drain()
 
 
-async def _answer(state: _State, method: bytes, path: str, body: bytes, writer: asyncio.StreamWriter) -> None:
+async def _answer(
+    state: _State, method: bytes, path: str, body: bytes, writer: asyncio.StreamWriter
+) -> None:
     if method == b"POST" and path.endswith("/chat/completions"):
         if len(state.arrivals) < _MAX_ARRIVALS:
             state.arrivals.append(time.monotonic())
@@ -180,7 +186,9 @@ async def _answer(state: _State, method: bytes, path: str, body: bytes, writer: 
     await writer.drain()
 
 
-async def _handle(state: _State, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def _handle(
+    state: _State, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")

@@ -186,7 +186,9 @@ async def stream_once(endpoint: Endpoint, body: bytes, expected: str) -> StreamR
     reading = _Reading()
     writer: asyncio.StreamWriter | None = None
     try:
-        reader, writer = await asyncio.open_connection(endpoint.host, endpoint.port, limit=_MAX_HEAD)
+        reader, writer = await asyncio.open_connection(
+            endpoint.host, endpoint.port, limit=_MAX_HEAD
+        )
         writer.write(endpoint.request(body))
         await _read_stream(reader, reading)
     except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as exc:
@@ -231,9 +233,7 @@ async def run_load(endpoint: Endpoint, model: str, streams: int, chunks: int) ->
     expected = expected_text(chunks)
     cpu = time.process_time()
     started = time.monotonic()
-    records = await asyncio.gather(
-        *(stream_once(endpoint, body, expected) for _ in range(streams))
-    )
+    records = await asyncio.gather(*(stream_once(endpoint, body, expected) for _ in range(streams)))
     wall = time.monotonic() - started
     return LoadResult(started, wall, time.process_time() - cpu, list(records))
 

@@ -3,7 +3,7 @@
 **CPU per chunk** of a proxy is the CPU time (user + system) of its process and every
 descendant over the phase it is driven, read from ``/proc/<pid>/stat`` (``utime``, ``stime``,
 and ``cutime``/``cstime`` for children it reaped), divided by the token chunks the backend sent
-through it (streams × chunks): the same unit of work for every target, whatever a proxy merges
+through it (streams x chunks): the same unit of work for every target, whatever a proxy merges
 or splits on the way out. **Added TTFT** is a difference of percentiles (the proxy's p50 minus
 direct's p50, likewise p99): the requests of two phases cannot be paired one to one.
 **Last start** is when the last chat request reached the backend, as a fraction of the phase's

@@ -72,7 +72,7 @@ def free_port() -> int:
 
 def _get(url: str, timeout: float = 2.0) -> bytes | None:
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 (loopback)
+        with urllib.request.urlopen(url, timeout=timeout) as answer:
             return bytes(answer.read()) if answer.status == 200 else None
     except OSError:
         return None

@@ -147,7 +147,8 @@ class Proxy:
             self.child.stop()
 
 
-def gateway_proxy(workdir: Path, backend_url: str) -> Proxy:
+def gateway_proxy(workdir: Path, backend_url: str, profile: Path | None = None) -> Proxy:
+    """``profile``: run it under cProfile, which writes there when the server stops."""
     port = free_port()
     config = workdir / "gateway.yaml"
     config.write_text(
@@ -156,7 +157,10 @@ def gateway_proxy(workdir: Path, backend_url: str) -> Proxy:
         "roles: {main: loop}\n"
         f"serve: {{api_keys_env: {API_KEY_ENV}}}\n"
     )
-    command = [sys.executable, "-m", "providers", "serve", "--config", str(config)]
+    command = (
+        [sys.executable, "-m", "cProfile", "-o", str(profile)] if profile else [sys.executable]
+    )
+    command += ["-m", "providers", "serve", "--config", str(config)]
     command += ["--host", "127.0.0.1", "--port", str(port)]
     env = {**child_env(), API_KEY_ENV: API_KEY}
     return Proxy("gateway", command, env, port, "main", "/health")

@@ -81,8 +81,11 @@ def _get(url: str, timeout: float = 2.0) -> bytes | None:
 class _Child:
     """A command in its own process group, its output in ``log``; stopped by its group id."""
 
-    def __init__(self, command: list[str], log: Path, env: dict[str, str]) -> None:
+    def __init__(
+        self, command: list[str], log: Path, env: dict[str, str], stop: int = signal.SIGTERM
+    ) -> None:
         self.log = log
+        self._stop_signal = stop
         with open(log, "wb") as out:
             self.process = subprocess.Popen(
                 command, cwd=log.parent, stdout=out, stderr=subprocess.STDOUT, env=env,
@@ -101,7 +104,7 @@ class _Child:
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            os.killpg(self.process.pid, self._stop_signal)
             try:
                 self.process.wait(timeout=15)
             except subprocess.TimeoutExpired:
@@ -119,10 +122,12 @@ class Proxy:
     port: int
     model: str
     ready_path: str
+    stop_signal: int = signal.SIGTERM
     child: _Child | None = None
 
     def start(self, workdir: Path) -> None:
-        self.child = _Child(self.command, workdir / f"{self.name}.log", self.env)
+        log = workdir / f"{self.name}.log"
+        self.child = _Child(self.command, log, self.env, self.stop_signal)
 
     def wait_ready(self, timeout: float = _START_SECONDS) -> None:
         assert self.child is not None
@@ -148,7 +153,7 @@ class Proxy:
 
 
 def gateway_proxy(workdir: Path, backend_url: str, profile: Path | None = None) -> Proxy:
-    """``profile``: run it under cProfile, which writes there when the server stops."""
+    """``profile``: run it under cProfile (``gateway_profiled``), written there on stop."""
     port = free_port()
     config = workdir / "gateway.yaml"
     config.write_text(
@@ -157,13 +162,15 @@ def gateway_proxy(workdir: Path, backend_url: str, profile: Path | None = None) 
         "roles: {main: loop}\n"
         f"serve: {{api_keys_env: {API_KEY_ENV}}}\n"
     )
-    command = (
-        [sys.executable, "-m", "cProfile", "-o", str(profile)] if profile else [sys.executable]
-    )
-    command += ["-m", "providers", "serve", "--config", str(config)]
+    command = [sys.executable, "-m"]
+    command += ["benchmarks.gateway_profiled", str(profile)] if profile else ["providers"]
+    command += ["serve", "--config", str(config)]
     command += ["--host", "127.0.0.1", "--port", str(port)]
     env = {**child_env(), API_KEY_ENV: API_KEY}
-    return Proxy("gateway", command, env, port, "main", "/health")
+    # uvicorn re-raises the signal it stopped on; SIGINT's KeyboardInterrupt lets cProfile
+    # write its file on the way out, SIGTERM's default action would not.
+    stop = signal.SIGINT if profile else signal.SIGTERM
+    return Proxy("gateway", command, env, port, "main", "/health", stop)
 
 
 def litellm_proxy(workdir: Path, backend_url: str, executable: str) -> Proxy:

@@ -27,7 +27,14 @@ from benchmarks.gateway_client import (
     run_load,
     stream_once,
 )
-from benchmarks.gateway_stats import PhaseResult, bar_lines, percentile, rows, tree_cpu_seconds
+from benchmarks.gateway_stats import (
+    PhaseResult,
+    bar_lines,
+    percentile,
+    render,
+    rows,
+    tree_cpu_seconds,
+)
 from benchmarks.gateway_targets import API_KEY, Backend, find_litellm, gateway_proxy
 
 FAST = Pacing(first_delay=0.01, pace=0.002, per_piece=5)
@@ -143,7 +150,11 @@ def test_ratio_added_ttft_and_last_start_come_from_the_phases() -> None:
     assert gateway.ratio == pytest.approx(0.1)
     assert gateway.added_p50 == pytest.approx(0.001)
     assert gateway.last_start == pytest.approx(0.2)
+    assert gateway.arrival_p50 == pytest.approx(0.2)  # the median of 0 s and 0.4 s
     assert table["direct"].cpu_us_per_chunk is None and table["direct"].added_p50 is None
+    rendered = render(list(table.values())).splitlines()
+    assert len({line.count("|") for line in rendered}) == 1  # every row has every column
+    assert rendered[3].startswith("| gateway | 3/3 | 100.0 | 0.100 | 101.0 |")
     lines = bar_lines(list(table.values()))
     assert [line.split()[-1] for line in lines] == ["PASS", "PASS", "PASS"]
     slow = rows([_phase("direct", [0.1], None, 0.1), _phase("gateway", [0.2], 0.003, 0.9)])

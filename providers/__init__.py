@@ -56,6 +56,18 @@ from providers.abstractions.reasoning_options import ReasoningOutput as Reasonin
 from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
+    from providers.abstractions.embeddings import (
+        DelegatingEmbeddingGenerator as DelegatingEmbeddingGenerator,
+    )
+    from providers.abstractions.embeddings import Embedding as Embedding
+    from providers.abstractions.embeddings import (
+        EmbeddingGenerationOptions as EmbeddingGenerationOptions,
+    )
+    from providers.abstractions.embeddings import EmbeddingGenerator as EmbeddingGenerator
+    from providers.abstractions.embeddings import EmbeddingVector as EmbeddingVector
+    from providers.abstractions.embeddings import GeneratedEmbeddings as GeneratedEmbeddings
+    from providers.abstractions.embeddings import generate_embedding as generate_embedding
+    from providers.abstractions.embeddings import generate_vector as generate_vector
     from providers.abstractions.functions import AIFunction as AIFunction
     from providers.abstractions.functions import InvalidArgumentsError as InvalidArgumentsError
     from providers.abstractions.services import ChatClientMetadata as ChatClientMetadata
@@ -110,6 +122,17 @@ if _TYPE_CHECKING:
 _lazy_exports(
     __name__,
     {
+        # embeddings: nothing a chat client needs
+        ".abstractions.embeddings": (
+            "DelegatingEmbeddingGenerator",
+            "Embedding",
+            "EmbeddingGenerationOptions",
+            "EmbeddingGenerator",
+            "EmbeddingVector",
+            "GeneratedEmbeddings",
+            "generate_embedding",
+            "generate_vector",
+        ),
         # value classes (about 1 ms each to build) that a streamed chat never makes
         ".abstractions.functions": ("AIFunction", "InvalidArgumentsError"),
         ".abstractions.services": ("ChatClientMetadata",),

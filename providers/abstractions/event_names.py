@@ -30,6 +30,7 @@ __all__ = [
     "FUNCTION_CALL_FAILED",
     "FUNCTION_LOOP_STOPPED",
     "FUNCTION_RESULT_UNWRITABLE",
+    "GATEWAY_ANSWER_FAILED",
     "GATEWAY_REQUEST",
     "HTTP_STALE_CONNECTION_RESENT",
     "REQUEST_CANCELLED",
@@ -158,3 +159,8 @@ GATEWAY_REQUEST: Final = "oaicompat.gateway.request"
 """info, only when the access log is on — one per answered request: ``method``, ``path``,
 ``status``, ``model`` (the configured name it resolved to, else none), ``streamed``,
 ``duration_ms``, ``client`` (the peer address). Never a header, a key or a body."""
+
+GATEWAY_ANSWER_FAILED: Final = "oaicompat.gateway.answer_failed"
+"""warning — answering a request raised something that is not a typed error (a bug): the
+client got a 500 in OpenAI's shape, or its stream was ended. ``error_type``, ``path``,
+``started`` (whether the answer's status was already sent)."""

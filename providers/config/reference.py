@@ -33,6 +33,7 @@ from providers.config import (
     SessionAffinityConfig,
     TimeoutsConfig,
 )
+from providers.config.serve import ServeConfig
 
 __all__ = ["BEGIN", "END", "SECTIONS", "render", "splice"]
 
@@ -49,6 +50,7 @@ SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("defaults.limits, backends.NAME.limits", LimitsConfig),
     ("backends.NAME.session_affinity", SessionAffinityConfig),
     ("roles.NAME (mapping form)", RoleConfig),
+    ("serve (oaicompat serve, docs/serve.md)", ServeConfig),
 )
 """Every model the file can contain, in reading order, with where it appears."""
 

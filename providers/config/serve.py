@@ -8,7 +8,7 @@ so the file can be committed and the keys rotated without editing it.
 
 from __future__ import annotations
 
-from pydantic import Field, NonNegativeFloat, PositiveInt, field_validator
+from pydantic import Field, NonNegativeFloat, PositiveFloat, PositiveInt, field_validator
 
 from providers.config.strict import Strict
 
@@ -33,6 +33,9 @@ class ServeConfig(Strict):
     """Largest request body accepted (413 above it)."""
     max_header_bytes: PositiveInt = 16 * 1024
     """Largest total size of a request's header names and values (431 above it)."""
+    body_timeout_seconds: PositiveFloat = 30.0
+    """Longest a client may take to send its request body (408 after it), so a slow sender
+    cannot hold a request slot."""
     max_concurrent_requests: PositiveInt = 256
     """Requests answered at once; one more is answered 429 with ``Retry-After``."""
     retry_after_seconds: PositiveInt = 1

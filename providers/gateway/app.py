@@ -18,6 +18,8 @@ request does escapes as a traceback: every failure is an answer in OpenAI's erro
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import time
@@ -25,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from providers.abstractions.errors import InvalidRequestError, ProviderError
-from providers.abstractions.event_names import GATEWAY_REQUEST
+from providers.abstractions.event_names import GATEWAY_ANSWER_FAILED, GATEWAY_REQUEST
 from providers.abstractions.logs import get_logger
 from providers.config.schema import OaicompatConfig
 from providers.gateway.asgi_io import (
@@ -48,7 +50,7 @@ from providers.integrations._chat_endpoint import EndpointAnswer
 __all__ = ["GatewayApp"]
 
 _LOG = get_logger(__name__)
-_POST_ROUTES = {"/v1/chat/completions": "chat"}
+_POST_ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses"}
 _GET_ROUTES = {"/v1/models": "models", "/health": "health", "/metrics": "metrics"}
 _PROMETHEUS = ("content-type", "text/plain; version=0.0.4; charset=utf-8")
 
@@ -58,7 +60,8 @@ class GatewayApp:
 
     ``client_kwargs`` reach every pipeline (``client_for``): tests and embedders swap the
     transport there. ``access_log`` overrides ``serve.access_log``. ``env`` is where the
-    inbound keys are read (default ``os.environ``).
+    inbound keys are read (default ``os.environ``). ``otel_kwargs`` reach the OpenTelemetry
+    layer ``serve.opentelemetry`` adds (``tracer_provider``, ``meter_provider``).
     """
 
     def __init__(
@@ -67,11 +70,12 @@ class GatewayApp:
         *,
         access_log: bool | None = None,
         env: Mapping[str, str] | None = None,
+        otel_kwargs: Mapping[str, Any] | None = None,
         **client_kwargs: Any,
     ) -> None:
         self.settings = config.serve
         self.metrics = GatewayMetrics()
-        self.entries = GatewayEntries(config, self.metrics, client_kwargs)
+        self.entries = GatewayEntries(config, self.metrics, client_kwargs, otel_kwargs)
         self._keys = InboundKeys.from_environment(
             self.settings.api_keys_env, os.environ if env is None else env
         )
@@ -129,9 +133,23 @@ class GatewayApp:
         except ProviderError as error:
             self.metrics.refused(record["model"] or "", type(error).__name__)
             answer = error_answer(error, *_retry_after(error))
+        except Exception as exc:  # a bug of ours: still OpenAI's shape, never a traceback
+            _LOG.warning(GATEWAY_ANSWER_FAILED, error_type=type(exc).__name__, path=_path(scope))
+            self.metrics.refused(record["model"] or "", type(exc).__name__)
+            answer = error_answer(ProviderError("the gateway could not answer this request"))
         record["status"] = answer.status
         record["streamed"] = not isinstance(answer.body, bytes)
-        await send_answer(send, answer)
+        try:
+            await send_answer(send, answer)
+        except Exception as exc:  # the status is out: end the body, say why in the log
+            _LOG.warning(
+                GATEWAY_ANSWER_FAILED,
+                error_type=type(exc).__name__,
+                path=_path(scope),
+                started=True,
+            )
+            with contextlib.suppress(Exception):  # (the connection may be gone too)
+                await send({"type": "http.response.body", "body": b""})
 
     async def _answer(
         self, scope: Scope, receive: Receive, record: dict[str, Any]
@@ -179,14 +197,20 @@ class GatewayApp:
         self._busy += 1  # released in _http once the answer is sent
         record["slot"] = True
         declared = _header(headers, b"content-length")
-        body = await read_body(
-            receive,
-            self.settings.max_body_bytes,
-            int(declared) if declared and declared.isdigit() else None,
-        )
+        try:
+            async with asyncio.timeout(self.settings.body_timeout_seconds):
+                body = await read_body(
+                    receive,
+                    self.settings.max_body_bytes,
+                    int(declared) if declared and declared.isdigit() else None,
+                )
+        except TimeoutError:
+            raise InvalidRequestError(
+                "the request body took too long to arrive", status=408, code="request_timeout"
+            ) from None
         try:
             request = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise invalid("the request body is not valid JSON", None) from None
         model = request.get("model") if isinstance(request, dict) else None
         if not isinstance(model, str) or not model:
@@ -198,7 +222,7 @@ class GatewayApp:
             for name, value in headers
             if name in self._forwarded
         ]
-        return await self.entries.answer(kind, entry, request, forwarded)
+        return await self.entries.answer(kind, entry, request, body, forwarded)
 
 
 def _path(scope: Scope) -> str:

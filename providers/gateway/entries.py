@@ -27,9 +27,16 @@ __all__ = ["GatewayEntries"]
 
 class GatewayEntries:
     def __init__(
-        self, config: OaicompatConfig, metrics: GatewayMetrics, client_kwargs: Mapping[str, Any]
+        self,
+        config: OaicompatConfig,
+        metrics: GatewayMetrics,
+        client_kwargs: Mapping[str, Any],
+        otel_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
+        """``otel_kwargs`` reach each ``OpenTelemetryChatClient`` (``tracer_provider``,
+        ``meter_provider``; default: the global ones the application configured)."""
         self.table = ModelTable(config)
+        self._otel = dict(otel_kwargs or {})
         self._config = config
         self._metrics = metrics
         self._kwargs = dict(client_kwargs)
@@ -52,7 +59,7 @@ class GatewayEntries:
                 # deferred: the otel extra is optional
                 from telemetry.otel import OpenTelemetryChatClient
 
-                client = OpenTelemetryChatClient(client)
+                client = OpenTelemetryChatClient(client, **self._otel)
             self._clients[entry.name] = client
         return client
 
@@ -61,9 +68,11 @@ class GatewayEntries:
         kind: str,
         entry: ModelEntry,
         request: Any,
+        body: bytes,
         headers: Iterable[tuple[str, str]],
     ) -> EndpointAnswer:
-        """The entry's answer to a parsed request of ``kind`` (``chat`` or ``responses``)."""
+        """The entry's answer to a request of ``kind`` (``chat`` or ``responses``), parsed
+        (``request``) and as sent (``body``)."""
         if kind == "chat":
             check_chat_body(request)
             chat = self._chat.get(entry.name)
@@ -71,7 +80,16 @@ class GatewayEntries:
                 chat = ChatCompletionsEndpoint(self.client(entry), reasoning_alias=True)
                 self._chat[entry.name] = chat
             return await chat.answer_request(request, headers)
-        raise AssertionError(f"unrouted kind {kind!r}")  # the app routes only known kinds
+        responses = self._responses.get(entry.name)
+        if responses is None:
+            # deferred: the Responses writer loads only for a gateway that is asked for it
+            from providers.gateway.responses_endpoint import ResponsesEndpoint
+
+            model = self._config.backends[entry.backend].model_id or entry.name
+            responses = ResponsesEndpoint(self.client(entry), model=model)
+            self._responses[entry.name] = responses
+        answer: EndpointAnswer = await responses.answer(body, headers)
+        return answer
 
     async def aclose(self) -> None:
         clients, self._clients = list(self._clients.values()), {}

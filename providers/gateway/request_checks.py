@@ -148,7 +148,7 @@ def _is_stop(value: Any) -> bool:
 
 
 def _is_tool_choice(value: Any) -> bool:
-    return value in _TOOL_CHOICES or isinstance(value, dict)
+    return isinstance(value, dict) or (isinstance(value, str) and value in _TOOL_CHOICES)
 
 
 def _is_call(call: Any) -> bool:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from typing import Any
 
 from providers.abstractions.chat_client import ChatClient
@@ -64,7 +64,7 @@ from providers.abstractions.usage import UsageDetails
 from providers.integrations._sdk_headers import forwarded_headers
 from providers.layers.retry import RetryingChatClient
 
-__all__ = ["ChatCompletionsEndpoint", "EndpointAnswer", "error_status"]
+__all__ = ["ChatCompletionsEndpoint", "EndpointAnswer", "EventStream", "error_status"]
 
 _JSON = ("content-type", "application/json")
 _OURS = frozenset(
@@ -230,7 +230,7 @@ class ChatCompletionsEndpoint:
             raise
         events = _events(first, updates, defaults, wants_usage, self._alias)
         headers = [("content-type", "text/event-stream"), ("cache-control", "no-cache")]
-        return EndpointAnswer(200, headers, events)
+        return EndpointAnswer(200, headers, EventStream(events, updates))
 
     def _error(self, error: ProviderError) -> EndpointAnswer:
         status = error_status(error)
@@ -240,6 +240,32 @@ class ChatCompletionsEndpoint:
         if error.retry_after is not None:
             headers.append(("retry-after", str(max(0, round(error.retry_after)))))
         return EndpointAnswer(status, headers, json.dumps(error_envelope(error, status)).encode())
+
+
+class EventStream:
+    """An answer's events, whose ``aclose`` closes the pipeline's ``updates`` even when no
+    event was pulled yet: an async generator closed before it started runs no ``finally``, and
+    a caller that leaves before the first byte must still cancel the backend request."""
+
+    __slots__ = ("_events", "_updates")
+
+    def __init__(
+        self, events: AsyncIterator[bytes], updates: AsyncIterator[ChatResponseUpdate]
+    ) -> None:
+        self._events = events
+        self._updates = updates
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    def __anext__(self) -> Awaitable[bytes]:
+        return self._events.__anext__()
+
+    async def aclose(self) -> None:
+        try:
+            await _close(self._events)
+        finally:
+            await _close(self._updates)  # (a no-op when the events' own close did it)
 
 
 @value_class()
@@ -336,7 +362,7 @@ def _name_calls(calls: Any) -> int:
     return len(calls)
 
 
-async def _close(updates: AsyncIterator[ChatResponseUpdate]) -> None:
+async def _close(updates: AsyncIterator[Any]) -> None:
     close = getattr(updates, "aclose", None)
     if close is not None:
         await close()

@@ -21,8 +21,11 @@ import pytest
 from providers.config import load_config
 from providers.replay.server import ReplayServer
 from tests.unit.architecture.doc_samples import Sample, SampleServer, prepared, samples
+from tests.unit.providers.gateway.serving import running_gateway
 
 SAMPLES = samples()
+GATEWAY = "http://127.0.0.1:8000"
+"""Where the documentation's gateway clients send (``oaicompat serve``'s default address)."""
 
 PENDING: dict[str, str] = {
     # block id (file#n, n counting that file's python and yaml blocks from 1) → why it may fail
@@ -76,7 +79,12 @@ async def test_sample_runs(sample: Sample, server: ReplayServer, workdir: Path) 
             return
         config = prepared(_readme_config(), server.base_url)
         (workdir / "oaicompat.yaml").write_text(config, encoding="utf-8")
-        await asyncio.to_thread(_run, code, sample.id)
+        if GATEWAY in code:  # a client of `oaicompat serve`: the gateway over the same file
+            async with running_gateway(load_config(workdir / "oaicompat.yaml")) as url:
+                code = code.replace(GATEWAY, url.removesuffix("/v1"))
+                await asyncio.to_thread(_run, code, sample.id)
+        else:
+            await asyncio.to_thread(_run, code, sample.id)
         assert server.requests, "the sample sent nothing to the server"
     except ModuleNotFoundError as exc:
         # a framework extra not installed here; CI installs them all, so there it fails

@@ -25,6 +25,7 @@ import pytest
 
 from providers.abstractions import value_inits
 from providers.abstractions.contents import TextContent
+from providers.abstractions.embeddings import EmbeddingVector
 from providers.abstractions.messages import ChatMessage
 from providers.abstractions.open_values import ChatFinishReason, ChatRole, OpenValue
 from providers.abstractions.options import ChatResponseFormat, ChatToolMode, ToolDeclaration
@@ -68,8 +69,9 @@ FROZEN = {
 }
 """The public value types (by the module that exports them), mutable and frozen."""
 
-OWN_EQUALITY: set[type[Any]] = {ChatResponseUpdate, OpenValue}
-"""The classes that may define ``__eq__`` without being dataclasses (the module docstring)."""
+OWN_EQUALITY: set[type[Any]] = {ChatResponseUpdate, OpenValue, EmbeddingVector}
+"""The classes that may define ``__eq__`` without being dataclasses (the module docstring;
+``EmbeddingVector`` is a sequence of floats compared as a list is, not a record)."""
 
 PLAIN_DATACLASSES = {"providers.integrations.pydantic_ai.model._Stream"}
 """Dataclasses ``value_class`` does not make: ``_Stream`` extends pydantic-ai's own (unslotted)

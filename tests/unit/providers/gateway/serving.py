@@ -46,10 +46,10 @@ def config_for(
 
 @contextlib.asynccontextmanager
 async def running_gateway(
-    config: OaicompatConfig, *, env: Mapping[str, str] | None = None
+    config: OaicompatConfig, *, env: Mapping[str, str] | None = None, **app_kwargs: Any
 ) -> AsyncIterator[str]:
     """Serves ``config`` until the block ends; yields the base URL (``http://127.0.0.1:P/v1``)."""
-    app = GatewayApp(config, env=env or {})
+    app = GatewayApp(config, env=env or {}, **app_kwargs)
     listener = socket.create_server(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn_config(app, config))
     task = asyncio.create_task(server.serve(sockets=[listener]))

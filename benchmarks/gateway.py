@@ -176,6 +176,8 @@ def _drive(target: Target, backend: Backend, args: argparse.Namespace) -> PhaseR
     proxy_cpu = None if target.pid is None else tree_cpu_seconds(target.pid) - (proxy_before or 0)
     backend_cpu = tree_cpu_seconds(backend.child.pid) - backend_before
     generator.wait(timeout=30)
+    if not line:
+        raise RuntimeError(f"the load generator of {target.name} ended without a result")
     load = LoadResult.from_json(json.loads(line))
     return PhaseResult(target.name, load, args.chunks, proxy_cpu, backend_cpu, backend.arrivals())
 

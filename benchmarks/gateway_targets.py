@@ -18,6 +18,7 @@ check) and the same backend, and both are asked to be quiet:
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -238,7 +239,5 @@ class Backend:
 
     def arrivals(self) -> list[float]:
         """The chat requests' arrival times since the last call (and a new list)."""
-        import json
-
         body = _get(f"{self.url}/_arrivals")
         return [] if body is None else [float(t) for t in json.loads(body)]

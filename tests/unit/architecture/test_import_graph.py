@@ -32,7 +32,6 @@ RANKS: dict[str, int] = {
     "providers.replay": 7,
     "providers.builder": 8,
     "providers.factory": 9,
-    "providers.embedding_factory": 9,
     "providers.config": 10,
     "providers.integrations": 11,
     "providers.gateway": 12,

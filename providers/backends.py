@@ -5,7 +5,8 @@ A row (``BackendProfile``) holds, for one server:
 * the *request* quirks the chat path obeys (``reasoning_fields`` … ``json_schema_fields``);
 * the *Responses API* quirks (``replays_function_calls``);
 * what *discovery* asks it after detection (``probes``, ``model_field_ignored``);
-* which *timings extractor* reads what it reports (``timings``).
+* which *timings extractor* reads what it reports (``timings``);
+* what its ``/v1/embeddings`` honours (``embedding_encoding``, ``embedding_batch_limit``).
 
 The other per-backend views are derived from ``PROFILES`` and never spelled twice:
 ``providers.responses.RESPONSES_QUIRKS``, ``capabilities.TRAITS`` and
@@ -34,6 +35,7 @@ __all__ = [
     "PROFILES",
     "Backend",
     "BackendProfile",
+    "EmbeddingEncoding",
     "JsonSchemaField",
     "TimingsKind",
     "profile_for",
@@ -71,6 +73,11 @@ JsonSchemaField = Literal[
 * ``json_schema``: llama.cpp's top-level key, the schema alone;
 * ``structured_outputs``: vLLM's ``{"json": schema}`` (vLLM ≥ 0.10; ``guided_json`` before,
   which later versions ignore with a warning)."""
+
+
+EmbeddingEncoding = Literal["base64", "float"]
+"""An ``encoding_format`` of ``/v1/embeddings``: ``base64`` (little-endian float32 bytes, about
+a third of the float list's size and far cheaper to read) or ``float`` (a JSON list)."""
 
 
 @value_class(frozen=True)
@@ -195,6 +202,21 @@ class BackendProfile:
     an error there. Default ``False``: vLLM answers 404, SGLang misreads ``a:b`` as a LoRA
     adapter, Ollama and LM Studio load whatever the name says."""
 
+    # --- Embeddings (``providers.embeddings``) ----------------------------------------------
+
+    embedding_encoding: EmbeddingEncoding = "float"
+    """The ``encoding_format`` asked for. Answers are read by their shape whatever was asked,
+    so this only chooses the cheaper form where the server is known to honour it: llama.cpp
+    (PR #10967, Dec 2024), vLLM, Ollama and OpenAI answer ``base64``. Default ``float``, which
+    every server accepts: old vLLM refused ``base64`` with a 400, LM Studio and SGLang ignore
+    the field and send floats anyway."""
+
+    embedding_batch_limit: int | None = None
+    """Most inputs one ``/v1/embeddings`` request may carry (OpenAI: 2048); longer lists are
+    split and reassembled in order. ``None``: no count limit is known, and the client's own
+    default bounds each answer. (llama.cpp limits each *input* to ``--ubatch-size`` tokens,
+    which no split can fix: ``EmbeddingInputTooLargeError``.)"""
+
     # --- Telemetry -------------------------------------------------------------------------
 
     timings: TimingsKind = "generic"
@@ -216,6 +238,7 @@ PROFILES: dict[str, BackendProfile] = {
             honours_single_tool_call=True,
             probes=("props",),
             model_field_ignored=True,
+            embedding_encoding="base64",
             timings="llamacpp",
         ),
         # llama-cpp-python's FastAPI server: no /props, /version or /health, one loaded model
@@ -247,6 +270,7 @@ PROFILES: dict[str, BackendProfile] = {
             honours_single_tool_call=True,
             replays_function_calls=False,
             probes=("version",),
+            embedding_encoding="base64",
             timings="vllm",
         ),
         # /server_info is SGLang's only version source (docs/wire.md §1.3).
@@ -261,7 +285,11 @@ PROFILES: dict[str, BackendProfile] = {
             probes=("model_info", "server_info"),
             timings="sglang",
         ),
-        BackendProfile(Backend.OLLAMA, probes=("api_version", "api_show", "api_ps")),
+        BackendProfile(
+            Backend.OLLAMA,
+            probes=("api_version", "api_show", "api_ps"),
+            embedding_encoding="base64",
+        ),
         BackendProfile(Backend.LMSTUDIO, probes=("api_v0_models",)),
         BackendProfile(
             Backend.OPENAI,
@@ -270,6 +298,8 @@ PROFILES: dict[str, BackendProfile] = {
             enforces_json_schema=True,  # with strict: true
             stop_in_reasoning=False,  # reasoning is never returned as text
             honours_single_tool_call=True,
+            embedding_encoding="base64",
+            embedding_batch_limit=2048,
         ),
         BackendProfile(Backend.GENERIC),
     )

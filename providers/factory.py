@@ -1,4 +1,5 @@
-"""``create_chat_client``: the standard pipeline in one call.
+"""``create_chat_client``: the standard pipeline in one call (and
+``create_embedding_generator``, its embeddings counterpart).
 
 Most callers want the same stack, and getting its order wrong is a subtle bug, so it is built
 here once, outermost first::
@@ -34,6 +35,7 @@ from providers.layers.extra_body import ExtraBodyChatClient, merge_extra_body
 from providers.layers.retry import RetryPolicy
 
 if TYPE_CHECKING:
+    from providers.abstractions.embeddings import EmbeddingGenerator
     from providers.backends import BackendProfile
     from providers.layers.session_affinity import SessionAffinity
     from providers.responses import OpenAiCompatibleResponsesClient
@@ -44,6 +46,7 @@ __all__ = [
     "ExtraBodyChatClient",
     "core_client_class",
     "create_chat_client",
+    "create_embedding_generator",
     "merge_extra_body",
 ]
 
@@ -136,3 +139,64 @@ def core_client_class(
 
         return OpenAiCompatibleResponsesClient
     raise ConfigurationError(f"create_chat_client: api must be 'chat' or 'responses', not {api!r}")
+
+
+def create_embedding_generator(
+    base_url: str,
+    model_id: str | None = None,
+    api_key: str | None = None,
+    *,
+    backend: str | BackendProfile | None = None,
+    retry: RetryPolicy | DefaultRetry | None = DEFAULT_RETRY,
+    telemetry: bool = True,
+    cache_entries: int = 0,
+    timeouts: Timeouts | None = None,
+    limits: Limits | None = None,
+    **generator_kwargs: Any,
+) -> EmbeddingGenerator:
+    """The standard embedding pipeline over ``OpenAiCompatibleEmbeddingGenerator``, outermost
+    first: ``TelemetryEmbeddingGenerator`` (the caller's duration, one event per call) →
+    ``CachingEmbeddingGenerator`` (only with ``cache_entries`` > 0: cached values are neither
+    sent nor retried) → ``RetryingEmbeddingGenerator`` → the wire.
+
+    ``retry`` defaults to ``RetryPolicy()``; ``None`` leaves the retry layer out.
+    ``telemetry=False`` leaves the event out. ``backend="auto"`` is the generic row.
+    ``generator_kwargs`` go to the wire generator (``max_batch_size``, ``normalize``,
+    ``encoding_format``, ``http_client``, ``headers``…). Closing the result closes every
+    layer and the owned connection pool.
+    """
+    # deferred: the embedding modules, which a chat pipeline never loads (-X importtime)
+    from providers.embeddings import OpenAiCompatibleEmbeddingGenerator
+
+    # deferred: as above, the embedding layers
+    from providers.layers.embedding_cache import CachingEmbeddingGenerator
+
+    # deferred: as above, the embedding layers
+    from providers.layers.embedding_retry import RetryingEmbeddingGenerator
+
+    # deferred: as above, the embedding telemetry
+    from telemetry.embeddings import TelemetryEmbeddingGenerator
+
+    if isinstance(backend, str) and backend.strip().lower() in ("", "auto"):
+        backend = None
+    try:
+        core = OpenAiCompatibleEmbeddingGenerator(
+            base_url,
+            model_id,
+            api_key,
+            backend=backend,
+            timeouts=timeouts,
+            limits=limits,
+            **generator_kwargs,
+        )
+    except TypeError as exc:  # an unknown keyword: a configuration mistake, not a crash
+        raise ConfigurationError(f"create_embedding_generator: {exc}") from exc
+    generator: EmbeddingGenerator = core
+    if retry is not None:
+        policy = None if retry is DEFAULT_RETRY else retry
+        generator = RetryingEmbeddingGenerator(generator, policy)
+    if cache_entries:
+        generator = CachingEmbeddingGenerator(generator, max_entries=cache_entries)
+    if telemetry:
+        generator = TelemetryEmbeddingGenerator(generator, backend=core.profile)
+    return generator

@@ -6,6 +6,8 @@
   ``opentelemetry`` is imported only when one is constructed).
 * ``TimingsExtractor``, and ``BackendTimingsExtractor`` set up per backend (``extractor_for``).
 * ``CacheEvolution``: the multi-turn prompt-cache table.
+* ``TelemetryEmbeddingGenerator`` / ``OpenTelemetryEmbeddingGenerator``: the same for
+  embeddings (one event per ``generate``; an ``embeddings {model}`` span and GenAI metrics).
 
 Every value is either ``server_reported`` (``ServerTimings``, names ending ``_server``) or
 ``client_measured`` (``ClientTimings``, names ending ``_client``), never both under one name.
@@ -19,6 +21,9 @@ if _TYPE_CHECKING:
     from telemetry.cache import CacheEvolution as CacheEvolution
     from telemetry.cache import CacheTurn as CacheTurn
     from telemetry.cache_hint import CacheReportHint as CacheReportHint
+    from telemetry.embeddings import EmbeddingObserver as EmbeddingObserver
+    from telemetry.embeddings import EmbeddingRecord as EmbeddingRecord
+    from telemetry.embeddings import TelemetryEmbeddingGenerator as TelemetryEmbeddingGenerator
     from telemetry.extractors import BackendTimingsExtractor as BackendTimingsExtractor
     from telemetry.extractors import GenericTimingsExtractor as GenericTimingsExtractor
     from telemetry.extractors import LlamaCppTimingsExtractor as LlamaCppTimingsExtractor
@@ -28,6 +33,9 @@ if _TYPE_CHECKING:
     from telemetry.extractors import extractor_for as extractor_for
     from telemetry.measurement import Measurement as Measurement
     from telemetry.otel import OpenTelemetryChatClient as OpenTelemetryChatClient
+    from telemetry.otel_embeddings import (
+        OpenTelemetryEmbeddingGenerator as OpenTelemetryEmbeddingGenerator,
+    )
     from telemetry.recorder import RETRY_ATTEMPTS_PROPERTY as RETRY_ATTEMPTS_PROPERTY
     from telemetry.recorder import RequestRecord as RequestRecord
     from telemetry.recorder import RequestRecorder as RequestRecorder
@@ -50,6 +58,7 @@ _lazy_exports(
     {
         ".cache": ("CacheEvolution", "CacheTurn"),
         ".cache_hint": ("CacheReportHint",),
+        ".embeddings": ("EmbeddingObserver", "EmbeddingRecord", "TelemetryEmbeddingGenerator"),
         ".extractors": (
             "BackendTimingsExtractor",
             "GenericTimingsExtractor",
@@ -61,6 +70,7 @@ _lazy_exports(
         ),
         ".measurement": ("Measurement",),
         ".otel": ("OpenTelemetryChatClient",),
+        ".otel_embeddings": ("OpenTelemetryEmbeddingGenerator",),
         ".recorder": (
             "RETRY_ATTEMPTS_PROPERTY",
             "RequestRecord",

@@ -27,6 +27,9 @@ __all__ = [
     "CAPABILITIES_PROBE_ANSWERED",
     "CAPABILITIES_PROBE_FAILED",
     "CAPABILITIES_RESOLVED",
+    "EMBEDDINGS_COMPLETED",
+    "EMBEDDINGS_ENCODING_REFUSED",
+    "EMBEDDINGS_FAILED",
     "FUNCTION_CALL_FAILED",
     "FUNCTION_LOOP_STOPPED",
     "FUNCTION_RESULT_UNWRITABLE",
@@ -87,6 +90,22 @@ REQUEST_KEY_DROPPED: Final = "oaicompat.request.key_dropped"
 """warning, once per client and key — the server refused an optional body key (a 400/422
 naming ``stream_options``) and the request was sent again without it, as every later request
 of this client will be: ``key``, ``backend``, ``status``."""
+
+# --- embeddings ------------------------------------------------------------------------------
+
+EMBEDDINGS_COMPLETED: Final = "oaicompat.embeddings.completed"
+"""info — one per ``generate`` call, by ``TelemetryEmbeddingGenerator``: ``backend``, ``model``,
+``inputs``, ``dimensions``, ``input_tokens``, ``duration_ms``, ``retry_attempts``,
+``cache_hits``. Never the texts."""
+
+EMBEDDINGS_FAILED: Final = "oaicompat.embeddings.failed"
+"""warning — as ``EMBEDDINGS_COMPLETED``, with ``error_type`` and ``status`` instead of the
+answer's counts."""
+
+EMBEDDINGS_ENCODING_REFUSED: Final = "oaicompat.embeddings.encoding_refused"
+"""warning, once per client — the server refused ``encoding_format: base64`` (a 400/422 naming
+it: old vLLM); the request was sent again asking for floats, as every later one will be:
+``backend``, ``status``."""
 
 # --- telemetry -------------------------------------------------------------------------------
 

@@ -13,12 +13,22 @@ from typing import Final
 from providers.abstractions.chat_response import ChatResponse, ChatResponseUpdate
 from providers.abstractions.server_json import REPLACED_SURROGATES
 
-__all__ = ["REPLACED_SURROGATES", "RETRY_ATTEMPTS", "TRANSPORT_TIMESTAMPS", "set_property"]
+__all__ = [
+    "CACHE_HITS",
+    "REPLACED_SURROGATES",
+    "RETRY_ATTEMPTS",
+    "TRANSPORT_TIMESTAMPS",
+    "set_property",
+]
 
 RETRY_ATTEMPTS: Final = "retry_attempts"
 """How many retries were made: on a response, on the first update of a stream, and as the
 attribute of a ``ProviderError`` that ended the call. Written by ``RetryingChatClient``, read
 by the telemetry layers."""
+
+CACHE_HITS: Final = "cache_hits"
+"""How many values of a ``generate`` call were answered from the cache, on its
+``GeneratedEmbeddings``: written by ``CachingEmbeddingGenerator``, read by the telemetry."""
 
 TRANSPORT_TIMESTAMPS: Final = "transport_timestamps"
 """Key of the client-measured ``time.monotonic()`` instants only the transport sees:

@@ -9,7 +9,10 @@ never assemble different pipelines. Its modules, one job each:
 * ``document``: the YAML document read once and within bounds (size, depth, alias expansion);
 * ``interpolation``: ``${VAR}`` and ``${VAR:-default}`` in string values;
 * ``key_paths``: the ``file:line: key.path`` every error message starts with;
-* ``clients``: ``client_for``, a role or backend as a client;
+* ``clients``: ``client_for``, a role or backend as a client, and
+  ``create_embedding_generator``, one as an embedding generator;
+* ``embeddings``: a backend's ``embeddings:`` block (``EmbeddingsConfig``);
+* ``overlay``: ``defaults`` and a backend's own settings merged field by field;
 * ``reference``: the README's configuration reference, rendered from the models.
 
 Rules: ``yaml.safe_load`` semantics only (no Python tags), within bounds (an alias bomb or a
@@ -22,6 +25,8 @@ key); ``api_key`` is a ``SecretStr``, so ``repr``, ``str`` and ``model_dump_json
 """
 
 from providers.config.clients import client_for as client_for
+from providers.config.clients import create_embedding_generator as create_embedding_generator
+from providers.config.embeddings import EmbeddingsConfig as EmbeddingsConfig
 from providers.config.loading import default_config_paths as default_config_paths
 from providers.config.loading import find_config as find_config
 from providers.config.loading import load_config as load_config

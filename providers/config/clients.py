@@ -1,4 +1,5 @@
-"""A configured role or backend, as a client: the one step from file to pipeline.
+"""A configured role or backend, as a client (or an embedding generator): the one step from
+file to pipeline.
 
 What the client does is ``create_chat_client``'s business (``providers.factory``), so
 configuration and code can never assemble different pipelines; this module only passes the
@@ -10,11 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 from providers.abstractions.chat_client import ChatClient
+from providers.abstractions.embeddings import EmbeddingGenerator
+from providers.abstractions.errors import ConfigurationError
+from providers.config.embeddings import EmbeddingsConfig
 from providers.config.schema import OaicompatConfig
 from providers.factory import create_chat_client
+from providers.factory import create_embedding_generator as create_embedding_pipeline
 from providers.layers.fallback import FallbackChatClient
 
-__all__ = ["client_for"]
+__all__ = ["EMBEDDINGS_ROLE", "client_for", "create_embedding_generator"]
+
+EMBEDDINGS_ROLE = "embeddings"
+"""The role ``create_embedding_generator`` asks for by default: ``roles: {embeddings: NAME}``."""
 
 
 def client_for(
@@ -56,3 +64,54 @@ def _pipeline_for(
         settings.pop("trust_env", None)
     api_key = backend.api_key.get_secret_value() if backend.api_key is not None else None
     return create_chat_client(backend.base_url, backend.model_id, api_key, **settings)
+
+
+def create_embedding_generator(
+    config: OaicompatConfig, role: str = EMBEDDINGS_ROLE, **generator_kwargs: Any
+) -> EmbeddingGenerator:
+    """The standard embedding pipeline (``providers.factory.create_embedding_generator``) for
+    a role or backend name, with the backend's ``embeddings:`` settings.
+
+    ``role`` is looked up as ``client_for`` does (``roles: {embeddings: local-embed}``, or a
+    backend's own name); when the default ``embeddings`` role is not written, the one backend
+    that declares ``embeddings:`` serves it. A role's ``fallback`` is not used: vectors from
+    another model do not compare with the ones already stored, so failing over would corrupt
+    an index rather than save a request. ``generator_kwargs`` win over the file.
+    """
+    name = _embedding_backend_name(config, role)
+    backend = config.backends[name]
+    embeddings = backend.embeddings or EmbeddingsConfig()
+    settings: dict[str, Any] = {
+        "backend": backend.backend,
+        "retry": config.retry_for(backend),
+        "timeouts": config.timeouts_for(backend),
+        "limits": config.limits_for(backend),
+        **config.network_for(backend),
+        "normalize": embeddings.normalize,
+        "cache_entries": embeddings.cache_entries,
+    }
+    if embeddings.max_batch_size is not None:
+        settings["max_batch_size"] = embeddings.max_batch_size
+    if embeddings.encoding_format is not None:
+        settings["encoding_format"] = embeddings.encoding_format
+    settings.update(generator_kwargs)
+    if "http_client" in generator_kwargs:  # (the caller's client brings its own proxy settings)
+        settings.pop("proxy", None)
+        settings.pop("trust_env", None)
+    api_key = backend.api_key.get_secret_value() if backend.api_key is not None else None
+    model_id = embeddings.model_id or backend.model_id
+    return create_embedding_pipeline(backend.base_url, model_id, api_key, **settings)
+
+
+def _embedding_backend_name(config: OaicompatConfig, role: str) -> str:
+    if role in config.roles or role in config.backends or role != EMBEDDINGS_ROLE:
+        return config.backend_name(role)
+    declared = [name for name, entry in config.backends.items() if entry.embeddings is not None]
+    if len(declared) == 1:
+        return declared[0]
+    if declared:
+        raise ConfigurationError(
+            f"several backends declare embeddings ({', '.join(sorted(declared))}): name one "
+            f"with roles: {{{EMBEDDINGS_ROLE}: NAME}}"
+        )
+    return config.backend_name(role)  # (its error lists the known names)

@@ -33,6 +33,7 @@ from providers.config import (
     SessionAffinityConfig,
     TimeoutsConfig,
 )
+from providers.config.embeddings import EmbeddingsConfig
 from providers.config.serve import ServeConfig
 
 __all__ = ["BEGIN", "END", "SECTIONS", "render", "splice"]
@@ -49,6 +50,7 @@ SECTIONS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("defaults.retry, backends.NAME.retry", RetryConfig),
     ("defaults.limits, backends.NAME.limits", LimitsConfig),
     ("backends.NAME.session_affinity", SessionAffinityConfig),
+    ("backends.NAME.embeddings", EmbeddingsConfig),
     ("roles.NAME (mapping form)", RoleConfig),
     ("serve (oaicompat serve, docs/serve.md)", ServeConfig),
 )

@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 import httpx
 from pydantic import (
-    BaseModel,
     Field,
     NonNegativeFloat,
     PositiveFloat,
@@ -29,7 +28,9 @@ from capabilities.reasoning_families import REASONING_FAMILIES
 from providers.abstractions.errors import ConfigurationError
 from providers.abstractions.limits import Limits
 from providers.config.affinity import SessionAffinityConfig
+from providers.config.embeddings import EmbeddingsConfig
 from providers.config.key_paths import did_you_mean, printable
+from providers.config.overlay import overlay
 from providers.config.serve import ServeConfig
 from providers.config.strict import Strict
 from providers.layers.retry import RetryPolicy
@@ -207,6 +208,8 @@ class BackendConfig(Strict):
     """An option this backend or model cannot honour (thinking off on a model that always
     thinks): `raise` an error before sending, `warn` (an event) and send without it, or
     `ignore` it and send without it."""
+    embeddings: EmbeddingsConfig | None = None
+    """This backend embeds (`embeddings: {}` says so): `create_embedding_generator` settings."""
 
     @field_validator("sensitive_headers")
     @classmethod
@@ -316,7 +319,7 @@ class OaicompatConfig(Strict):
 
     def timeouts_for(self, backend: BackendConfig) -> Timeouts | None:
         """Defaults overlaid field by field with the backend's own; ``None`` if neither is set."""
-        merged = _overlay(self.defaults.timeouts, backend.timeouts)
+        merged = overlay(self.defaults.timeouts, backend.timeouts)
         return None if merged is None else Timeouts(**merged)
 
     def pipeline_settings(self, backend: BackendConfig) -> dict[str, Any]:
@@ -359,12 +362,12 @@ class OaicompatConfig(Strict):
         return settings
 
     def retry_for(self, backend: BackendConfig) -> RetryPolicy:
-        return RetryPolicy(**(_overlay(self.defaults.retry, backend.retry) or {}))
+        return RetryPolicy(**(overlay(self.defaults.retry, backend.retry) or {}))
 
     def limits_for(self, backend: BackendConfig) -> Limits | None:
         """Defaults overlaid field by field with the backend's own; ``None`` (the library's
         ``DEFAULT_LIMITS``) if neither is set. A null field keeps the library default."""
-        merged = _overlay(self.defaults.limits, backend.limits)
+        merged = overlay(self.defaults.limits, backend.limits)
         if merged is None:
             return None
         return Limits(**{name: value for name, value in merged.items() if value is not None})
@@ -388,13 +391,3 @@ def _known(value: str, names: tuple[str, ...], what: str = "format") -> str:
             f"unknown {what}{did_you_mean(value, list(names))}; known: {', '.join(names)}"
         )
     return value
-
-
-def _overlay(base: BaseModel | None, top: BaseModel | None) -> dict[str, Any] | None:
-    if base is None and top is None:
-        return None
-    merged: dict[str, Any] = {}
-    for part in (base, top):
-        if part is not None:
-            merged.update(part.model_dump(exclude_unset=True))
-    return merged

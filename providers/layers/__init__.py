@@ -16,6 +16,9 @@ Writing a new one: docs/extending.md, "A new layer".
   ``AIFunction`` calls the model makes;
 * ``session_affinity``: ``SessionAffinityChatClient``, one routing key per conversation for
   cache-aware routers (``SessionAffinity``);
+* ``embedding_retry``, ``embedding_cache``: ``RetryingEmbeddingGenerator`` (the same
+  ``RetryPolicy``) and ``CachingEmbeddingGenerator`` (an in-memory LRU), around any
+  ``EmbeddingGenerator``;
 * ``anonymous``: ``AnonymousDelegatingChatClient``, one-off middleware made of functions
   (``ChatClientBuilder.use(get_response=..., get_streaming_response=...)``).
 """
@@ -25,6 +28,12 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
+    from providers.layers.embedding_cache import (
+        CachingEmbeddingGenerator as CachingEmbeddingGenerator,
+    )
+    from providers.layers.embedding_retry import (
+        RetryingEmbeddingGenerator as RetryingEmbeddingGenerator,
+    )
     from providers.layers.extra_body import ExtraBodyChatClient as ExtraBodyChatClient
     from providers.layers.fallback import FallbackChatClient as FallbackChatClient
     from providers.layers.function_invocation import (
@@ -41,6 +50,8 @@ if _TYPE_CHECKING:
 _lazy_exports(
     __name__,
     {
+        ".embedding_cache": ("CachingEmbeddingGenerator",),
+        ".embedding_retry": ("RetryingEmbeddingGenerator",),
         ".extra_body": ("ExtraBodyChatClient",),
         ".fallback": ("FallbackChatClient",),
         ".function_invocation": ("FunctionInvokingChatClient",),

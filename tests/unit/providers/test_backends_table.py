@@ -48,6 +48,8 @@ def test_each_row_is_keyed_by_its_own_lower_case_name(name: str) -> None:
 def _is_set(value: Any) -> bool:
     if isinstance(value, bool):
         return True
+    if isinstance(value, int):  # a limit (embedding_batch_limit)
+        return value > 0
     if isinstance(value, str):
         return value.strip() == value != ""
     if isinstance(value, tuple):  # of names, or of (form, key) pairs (constraint_keys)
@@ -55,8 +57,8 @@ def _is_set(value: Any) -> bool:
     return False
 
 
-_MAY_BE_NONE = frozenset({"effort_field", "include_reasoning_field"})
-"""Fields where ``None`` is a value: "the server has no such key"."""
+_MAY_BE_NONE = frozenset({"effort_field", "include_reasoning_field", "embedding_batch_limit"})
+"""Fields where ``None`` is a value: "the server has no such key" (or no known limit)."""
 
 
 @pytest.mark.parametrize("name", sorted(PROFILES))
@@ -69,6 +71,12 @@ def test_every_field_of_every_row_is_set(name: str) -> None:
         and not (f.name in _MAY_BE_NONE and getattr(row, f.name) is None)
     ]
     assert unset == []
+
+
+def test_base64_is_asked_only_of_the_servers_known_to_honour_it() -> None:
+    asking = {name for name, row in PROFILES.items() if row.embedding_encoding == "base64"}
+    assert asking == {Backend.LLAMACPP, Backend.VLLM, Backend.OLLAMA, Backend.OPENAI}
+    assert PROFILES[Backend.GENERIC].embedding_encoding == "float"  # every server takes it
 
 
 @pytest.mark.parametrize("name", sorted(PROFILES))

@@ -169,6 +169,7 @@ _SAMPLES: dict[str, tuple[Any, Any]] = {
     ),
     "tuple[JsonSchemaField, ...]": (("json_schema",), ("structured_outputs",)),
     "TimingsKind": ("vllm", "sglang"),
+    "EmbeddingEncoding": ("base64", "float"),
     "RequestStatus": ("ok", "error"),
     "BaseException": (ValueError("a"), KeyError("b")),
     "UsageDetails": (UsageDetails(1), UsageDetails(2)),

@@ -56,6 +56,15 @@ from providers.abstractions.reasoning_options import ReasoningOutput as Reasonin
 from providers.lazy_exports import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
+    from providers.abstractions.embedding_errors import (
+        EmbeddingInputTooLargeError as EmbeddingInputTooLargeError,
+    )
+    from providers.abstractions.embedding_errors import (
+        EmbeddingResponseError as EmbeddingResponseError,
+    )
+    from providers.abstractions.embedding_errors import (
+        EmbeddingsUnavailableError as EmbeddingsUnavailableError,
+    )
     from providers.abstractions.embeddings import (
         DelegatingEmbeddingGenerator as DelegatingEmbeddingGenerator,
     )
@@ -91,9 +100,19 @@ if _TYPE_CHECKING:
     from providers.config import BackendConfig as BackendConfig
     from providers.config import OaicompatConfig as OaicompatConfig
     from providers.config import client_for as client_for
+    from providers.config import create_embedding_generator as create_embedding_generator
     from providers.config import load_config as load_config
+    from providers.embeddings import (
+        OpenAiCompatibleEmbeddingGenerator as OpenAiCompatibleEmbeddingGenerator,
+    )
     from providers.factory import ExtraBodyChatClient as ExtraBodyChatClient
     from providers.factory import create_chat_client as create_chat_client
+    from providers.layers.embedding_cache import (
+        CachingEmbeddingGenerator as CachingEmbeddingGenerator,
+    )
+    from providers.layers.embedding_retry import (
+        RetryingEmbeddingGenerator as RetryingEmbeddingGenerator,
+    )
     from providers.layers.fallback import FallbackChatClient as FallbackChatClient
     from providers.layers.function_invocation import (
         FunctionInvokingChatClient as FunctionInvokingChatClient,
@@ -123,6 +142,14 @@ _lazy_exports(
     __name__,
     {
         # embeddings: nothing a chat client needs
+        ".abstractions.embedding_errors": (
+            "EmbeddingInputTooLargeError",
+            "EmbeddingResponseError",
+            "EmbeddingsUnavailableError",
+        ),
+        ".embeddings": ("OpenAiCompatibleEmbeddingGenerator",),
+        ".layers.embedding_cache": ("CachingEmbeddingGenerator",),
+        ".layers.embedding_retry": ("RetryingEmbeddingGenerator",),
         ".abstractions.embeddings": (
             "DelegatingEmbeddingGenerator",
             "Embedding",
@@ -148,7 +175,13 @@ _lazy_exports(
         ".builder": ("ChatClientBuilder",),
         ".chat_completions.client": ("DEFAULT_TIMEOUT", "OpenAiCompatibleChatClient", "Timeouts"),
         ".chat_completions.normalize": ("ChunkNormalizer",),
-        ".config": ("BackendConfig", "OaicompatConfig", "client_for", "load_config"),
+        ".config": (
+            "BackendConfig",
+            "OaicompatConfig",
+            "client_for",
+            "create_embedding_generator",
+            "load_config",
+        ),
         ".factory": ("ExtraBodyChatClient", "create_chat_client"),
         ".layers.fallback": ("FallbackChatClient",),
         ".layers.function_invocation": ("FunctionInvokingChatClient",),

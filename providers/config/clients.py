@@ -67,10 +67,14 @@ def _pipeline_for(
 
 
 def create_embedding_generator(
-    config: OaicompatConfig, role: str = EMBEDDINGS_ROLE, **generator_kwargs: Any
+    config: OaicompatConfig | str, role: str | None = None, **generator_kwargs: Any
 ) -> EmbeddingGenerator:
     """The standard embedding pipeline (``providers.factory.create_embedding_generator``) for
     a role or backend name, with the backend's ``embeddings:`` settings.
+
+    Given a server URL instead of a configuration, it is the factory itself:
+    ``create_embedding_generator("http://127.0.0.1:8080", "bge-m3")`` (``role`` is then the
+    model id), as ``create_chat_client`` takes a URL.
 
     ``role`` is looked up as ``client_for`` does (``roles: {embeddings: local-embed}``, or a
     backend's own name); when the default ``embeddings`` role is not written, the one backend
@@ -78,7 +82,9 @@ def create_embedding_generator(
     another model do not compare with the ones already stored, so failing over would corrupt
     an index rather than save a request. ``generator_kwargs`` win over the file.
     """
-    name = _embedding_backend_name(config, role)
+    if isinstance(config, str):
+        return create_embedding_pipeline(config, role, **generator_kwargs)
+    name = _embedding_backend_name(config, role or EMBEDDINGS_ROLE)
     backend = config.backends[name]
     embeddings = backend.embeddings or EmbeddingsConfig()
     settings: dict[str, Any] = {

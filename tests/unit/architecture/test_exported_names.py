@@ -29,6 +29,7 @@ PACKAGES = [
     "providers.transport",
     "providers.chat_completions",
     "providers.responses",
+    "providers.rerank",
     "providers.layers",
     "providers.replay",
     "providers.config",

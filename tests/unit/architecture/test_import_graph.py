@@ -26,6 +26,7 @@ RANKS: dict[str, int] = {
     "capabilities": 3,
     "providers.chat_completions": 4,
     "providers.responses": 5,
+    "providers.rerank": 5,
     "providers.layers": 6,
     "telemetry": 6,
     "providers.replay": 7,

@@ -1,7 +1,7 @@
 """``oaicompat check``: run the compatibility battery (``providers.cli.check_battery``) against
 one backend and report each check's outcome, then what the server does with each mapped request
 option (``providers.cli.check_honours``): honoured, enforced here or refused, probed or from the
-table.
+table; then whether the server embeds, reranks and tokenizes (``providers.cli.services``).
 
 Each check is one request; a failure is a finding, not a crash, so all of them run. Retry is
 off, so a check sees the server's first answer.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from capabilities import ModelCapabilities, OpenAiCompatibleCapabilityResolver
 from capabilities.option_verdicts import OptionVerdict
@@ -23,6 +24,7 @@ from providers.cli.check_battery import BATTERY, Check
 from providers.cli.check_honours import HONOURS_PROBES, HonoursContext, client_settings, run_probe
 from providers.cli.honours import verdict_text
 from providers.cli.output import json_text, terminal_safe
+from providers.cli.services import probe_services, services_line
 from providers.cli.target import Target, closing, target_from
 
 __all__ = ["check"]
@@ -53,7 +55,8 @@ async def check(args: argparse.Namespace) -> int:
             return EXIT_BACKEND
         results = await _run_battery(target, args, caps, resolver)
         honours = await _run_honours(target, args, caps)
-    _print_report(target, caps, results, honours, as_json=args.json)
+        services = await probe_services(target, http, caps.backend.value)
+    _print_report(target, caps, results, (honours, services), as_json=args.json)
     plain = results[0]
     return EXIT_BACKEND if plain.outcome == "failed" else EXIT_OK
 
@@ -115,10 +118,11 @@ def _print_report(
     target: Target,
     caps: ModelCapabilities,
     results: list[_CheckResult],
-    honours: list[OptionVerdict],
+    found: tuple[list[OptionVerdict], dict[str, dict[str, Any]]],
     *,
     as_json: bool,
 ) -> None:
+    honours, services = found
     header = {
         "base_url": target.shown_url,
         "backend": caps.backend.value,
@@ -127,7 +131,8 @@ def _print_report(
     }
     if as_json:
         rows = [{"check": r.name, "outcome": r.outcome, "detail": r.detail} for r in results]
-        print(json_text({**header, "checks": rows, "honours": [_honours_json(h) for h in honours]}))
+        verdicts = [_honours_json(h) for h in honours]
+        print(json_text({**header, "checks": rows, "honours": verdicts, "services": services}))
         return
     title = f"{header['backend']} {header['version'] or ''} at {target.shown_url}".strip()
     print(terminal_safe(title))
@@ -140,6 +145,9 @@ def _print_report(
     for h in honours:
         line = f"  {h.option:<{width}}  {verdict_text(h):<22}  {h.provenance:<6}  {h.note}"
         print(terminal_safe(line.rstrip()))
+    print("services:")
+    for name, service in services.items():
+        print(terminal_safe(f"  {services_line(name, service)}"))
 
 
 def _honours_json(row: OptionVerdict) -> dict[str, str | None]:

@@ -3,7 +3,8 @@
 The model id (``--model`` or the entry's ``model_id``) is checked against the served ids: one
 the server does not serve is a usage error (exit 2) naming the served ids, since ``chat`` would
 get a 404 for it, unless the server answers whatever ``model`` says (llama.cpp's single-model
-mode), where a note says which model answers instead.
+mode), where a note says which model answers instead. Then whether the server embeds,
+reranks and tokenizes (``providers.cli.services``), each from one real request.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from capabilities import OpenAiCompatibleCapabilityResolver
 from capabilities.models import ModelCapabilities
 from providers.cli.arguments import EXIT_BACKEND, EXIT_OK, EXIT_USAGE
 from providers.cli.output import json_text, print_probe_table, terminal_safe
+from providers.cli.services import probe_services, services_line
 from providers.cli.target import target_from
 from providers.config.key_paths import did_you_mean
 
@@ -35,11 +37,16 @@ async def probe(args: argparse.Namespace) -> int:
         ) as resolver,
     ):
         caps = await resolver.resolve(target.model_id)
+        services = (
+            await probe_services(target, http, caps.backend.value) if caps.answered_probes else {}
+        )
     data = {"target": target.name, "base_url": target.shown_url, **caps.to_dict()}
     if args.json:
-        print(json_text(data))
+        print(json_text({**data, "services": services}))
     else:
         print_probe_table(data, sys.stdout)
+        for name, found in services.items():
+            print(terminal_safe(services_line(name, found)))
     if not caps.answered_probes:
         print(f"oaicompat: no probe of {terminal_safe(target.shown_url)} answered", file=sys.stderr)
         return EXIT_BACKEND

@@ -26,6 +26,15 @@ def test_probe_json(plain_server: Any, capsys: pytest.CaptureFixture[str]) -> No
     assert data["backend"] == {"value": "llamacpp", "source": data["backend"]["source"]}
     assert data["backend_version"]["value"]
     assert data["context_window"]["value"] == 4096
+    # a chat server: no embeddings or rerank (each says how to start for it), its tokenizer
+    services = data["services"]
+    assert services["embeddings"]["supported"] is False
+    assert "--embeddings" in services["embeddings"]["fix"]
+    assert services["rerank"]["supported"] is False
+    assert services["tokenize"] == {
+        "supported": True,
+        "source": "llamacpp:/apply-template+/tokenize",
+    }
 
 
 def test_probe_table(plain_server: Any, capsys: pytest.CaptureFixture[str]) -> None:

@@ -83,12 +83,35 @@ def _reply(request: httpx.Request) -> httpx.Response:
 def vllm() -> Iterator[respx.MockRouter]:
     with respx.mock(base_url="http://vllm.test", assert_all_called=False) as mock:
         vllm_routes(mock).mock(side_effect=_reply)
+        # a chat model: vLLM mounts no embeddings or rerank route for it; its tokenizer counts
+        mock.post("/v1/embeddings").mock(return_value=httpx.Response(404, json=NOT_FOUND))
+        mock.post("/v1/rerank").mock(return_value=httpx.Response(404, json=NOT_FOUND))
+        mock.post("/tokenize").mock(
+            return_value=httpx.Response(200, json={"count": 7, "max_model_len": 4096, "tokens": []})
+        )
         yield mock
 
 
 async def _check(*flags: str) -> int:
     argv = ["check", "--base-url", BASE, "--model", "Qwen/Qwen3-0.6B", "--backend", "vllm"]
     return await asyncio.to_thread(main, [*argv, *flags])
+
+
+NOT_FOUND = {"detail": "Not Found"}
+
+
+async def test_check_says_whether_the_server_embeds_reranks_and_tokenizes(
+    vllm: respx.MockRouter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert await _check("--json") == 0
+    services = json.loads(capsys.readouterr().out)["services"]
+    assert services["embeddings"]["supported"] is False
+    assert services["rerank"]["supported"] is False
+    assert services["tokenize"] == {
+        "supported": True,
+        "source": "vllm:/tokenize",
+        "max_model_len": 4096,
+    }
 
 
 async def test_the_probes_find_what_the_table_says(
@@ -117,8 +140,14 @@ async def test_the_honours_section_is_printed_after_the_battery(
     assert await _check() == 0
     lines = capsys.readouterr().out.splitlines()
     start = lines.index("options (model family qwen3):")
+    end = lines.index("services:")
     assert any(line.split()[:2] == ["plain", "text"] for line in lines[:start])
-    section = [re.split(r"\s{2,}", line.strip()) for line in lines[start + 1 :]]
+    section = [re.split(r"\s{2,}", line.strip()) for line in lines[start + 1 : end]]
+    assert [line.split(":")[0].strip() for line in lines[end + 1 :]] == [
+        "embeddings",
+        "rerank",
+        "tokenize",
+    ]
     assert [cells[0] for cells in section] == [name for name, _ in HONOURS_PROBES]
     verdicts = ("honoured", "enforced here", "refused", "not honoured", "honoured, checked here")
     assert all(cells[1] in verdicts and cells[2] in ("probed", "table") for cells in section)

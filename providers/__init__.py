@@ -88,6 +88,8 @@ if _TYPE_CHECKING:
         get_streaming_response_as as get_streaming_response_as,
     )
     from providers.abstractions.sync_client import SyncChatClient as SyncChatClient
+    from providers.abstractions.token_count import TokenCount as TokenCount
+    from providers.abstractions.token_counter import TokenCounter as TokenCounter
     from providers.backends import BackendProfile as BackendProfile
     from providers.backends import profile_for as profile_for
     from providers.builder import ChatClientBuilder as ChatClientBuilder
@@ -124,6 +126,14 @@ if _TYPE_CHECKING:
         SessionAffinityChatClient as SessionAffinityChatClient,
     )
     from providers.layers.text_recovery import TextRecoveryChatClient as TextRecoveryChatClient
+    from providers.rerank import (
+        OpenAiCompatibleRerankClient as OpenAiCompatibleRerankClient,
+    )
+    from providers.rerank import RerankedDocument as RerankedDocument
+    from providers.rerank import RerankResponseError as RerankResponseError
+    from providers.rerank import RerankResult as RerankResult
+    from providers.rerank import RerankUnavailableError as RerankUnavailableError
+    from providers.rerank import ScoreKind as ScoreKind
     from providers.responses import ConversationMode as ConversationMode
     from providers.responses import (
         OpenAiCompatibleResponsesClient as OpenAiCompatibleResponsesClient,
@@ -148,6 +158,16 @@ _lazy_exports(
             "EmbeddingsUnavailableError",
         ),
         ".embeddings": ("OpenAiCompatibleEmbeddingGenerator",),
+        ".abstractions.token_count": ("TokenCount",),
+        ".abstractions.token_counter": ("TokenCounter",),
+        ".rerank": (
+            "OpenAiCompatibleRerankClient",
+            "RerankResponseError",
+            "RerankResult",
+            "RerankUnavailableError",
+            "RerankedDocument",
+            "ScoreKind",
+        ),
         ".layers.embedding_cache": ("CachingEmbeddingGenerator",),
         ".layers.embedding_retry": ("RetryingEmbeddingGenerator",),
         ".abstractions.embeddings": (

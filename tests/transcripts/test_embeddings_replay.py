@@ -13,18 +13,22 @@ from typing import Any
 
 import pytest
 
+from providers.abstractions.errors import ProviderError
+from providers.factory import create_embedding_generator
 from providers.replay.embedding_transcripts import (
     EMBEDDINGS_API,
     expected_embeddings,
     iter_embedding_transcripts,
     replay_embedding_bytes,
 )
+from providers.replay.server import ReceivedRequest, RecordedReply, ReplayServer
 from providers.replay.transcripts import Transcript, iter_transcripts
 
 TRANSCRIPTS = list(iter_embedding_transcripts())
 
+TOO_LARGE = "captured--embed-mean-ub32--input-over-ubatch"
 KNOWN_BUGS = {
-    "llamacpp/captured--embed-mean-ub32--input-over-ubatch": (
+    f"llamacpp/{TOO_LARGE}": (
         "providers/embeddings/error_answers.py expects 'input is too large to process'; this "
         "llama-server writes 'input (101 tokens) is too large to process', so the 500 is a "
         "ServerError (retried) instead of EmbeddingInputTooLargeError"
@@ -111,3 +115,21 @@ def test_float_and_base64_answers_hold_the_same_vectors() -> None:
     for pair in pairs:
         assert pair["float"].body != pair["base64"].body
         assert pair["float"].expected["vectors"] == pair["base64"].expected["vectors"]
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[f"llamacpp/{TOO_LARGE}"])
+async def test_the_standard_pipeline_sends_an_input_too_large_once() -> None:
+    """A too-large input fails the same way every time: the retry layer must not resend it."""
+    (transcript,) = [t for t in TRANSCRIPTS if t.id == f"llamacpp/{TOO_LARGE}"]
+
+    def answer(received: ReceivedRequest) -> RecordedReply:
+        return RecordedReply(transcript.status, transcript.body)
+
+    async with ReplayServer(answer) as server:
+        generator = create_embedding_generator(server.base_url, backend="llamacpp")
+        try:
+            with pytest.raises(ProviderError):
+                await generator.generate(transcript.request["input"])
+        finally:
+            await generator.aclose()
+    assert len(server.requests) == 1

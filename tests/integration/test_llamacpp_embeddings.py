@@ -224,8 +224,8 @@ async def test_an_input_over_the_ubatch_is_input_too_large(embed_server: LlamaSe
 async def test_an_input_over_the_ubatch_is_refused_with_the_servers_words(
     embed_server: LlamaServer,
 ) -> None:
-    """What the client does today (not retried as a bare 500 is the bug above): an error,
-    never vectors for a shortened input."""
+    """Whatever its class (the xfail above), the answer is an error quoting the server, never
+    vectors for a shortened input."""
     async with generator(embed_server) as embedder:
         with pytest.raises(ProviderError) as caught:
             await embedder.generate([TEXTS[0], TOO_LARGE])

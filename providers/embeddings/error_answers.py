@@ -54,7 +54,11 @@ _ROWS: Final[tuple[tuple[re.Pattern[str], _ErrorClass, str, str | None], ...]] =
         None,
     ),
     (
-        re.compile(r"input is too large to process|input \(\d+ tokens\) is larger than", re.I),
+        re.compile(
+            r"input (?:\(\d+ tokens\) )?is too large to process"
+            r"|input \(\d+ tokens\) is larger than",
+            re.I,
+        ),
         EmbeddingInputTooLargeError,
         "send shorter pieces, or restart llama-server with `--ubatch-size` and `--batch-size` "
         "(and `-c`) at least the longest input's token count: an embedding input is pooled "

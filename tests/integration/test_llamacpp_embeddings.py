@@ -202,14 +202,6 @@ async def test_pooling_none_is_the_typed_400(pooling_none_server: LlamaServer) -
     assert "Pooling type 'none'" in (caught.value.body or "")
 
 
-TOO_LARGE_BUG = (
-    "providers/embeddings/error_answers.py matches 'input is too large to process', but this "
-    "llama-server says 'input (101 tokens) is too large to process. increase the physical batch "
-    "size (current batch size: 32)': the 500 falls through to ServerError, which retry repeats"
-)
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=TOO_LARGE_BUG)
 async def test_an_input_over_the_ubatch_is_input_too_large(embed_server: LlamaServer) -> None:
     async with generator(embed_server) as embedder:
         try:

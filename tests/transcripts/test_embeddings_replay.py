@@ -27,13 +27,8 @@ from providers.replay.transcripts import Transcript, iter_transcripts
 TRANSCRIPTS = list(iter_embedding_transcripts())
 
 TOO_LARGE = "captured--embed-mean-ub32--input-over-ubatch"
-KNOWN_BUGS = {
-    f"llamacpp/{TOO_LARGE}": (
-        "providers/embeddings/error_answers.py expects 'input is too large to process'; this "
-        "llama-server writes 'input (101 tokens) is too large to process', so the 500 is a "
-        "ServerError (retried) instead of EmbeddingInputTooLargeError"
-    ),
-}
+KNOWN_BUGS: dict[str, str] = {}
+"""Transcript id → why its replay fails today (a strict xfail, so a fix shows)."""
 
 
 def _case(transcript: Transcript) -> Any:
@@ -117,7 +112,6 @@ def test_float_and_base64_answers_hold_the_same_vectors() -> None:
         assert pair["float"].expected["vectors"] == pair["base64"].expected["vectors"]
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[f"llamacpp/{TOO_LARGE}"])
 async def test_the_standard_pipeline_sends_an_input_too_large_once() -> None:
     """A too-large input fails the same way every time: the retry layer must not resend it."""
     (transcript,) = [t for t in TRANSCRIPTS if t.id == f"llamacpp/{TOO_LARGE}"]

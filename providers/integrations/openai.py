@@ -74,8 +74,7 @@ class TransportCore:
         self._endpoint = ChatCompletionsEndpoint(client, request_model=request_model)
         self._embeddings_endpoint: EmbeddingsEndpoint | None = None
         if embeddings is not None:
-            # deferred: the embeddings endpoint and its layers, which a chat-only transport
-            # never loads
+            # deferred: the embeddings endpoint and layers, which chat-only transports never load
             from providers.integrations._embeddings_endpoint import EmbeddingsEndpoint
 
             self._embeddings_endpoint = EmbeddingsEndpoint(embeddings, request_model=request_model)

@@ -233,3 +233,28 @@ def test_the_blocking_transport_embeds(tmp_path: Path) -> None:
         thread.join(10)
     assert [item.embedding for item in response.data] == [vector_for(t) for t in TEXTS]
     assert backend.bodies[0]["model"] == MODEL  # the configured model, not the SDK's "any"
+
+
+@pytest.mark.parametrize("embeddings", [None, "local", False])
+async def test_from_config_embeddings_role(
+    floats_backend: tuple[ReplayServer, EmbeddingBackend], tmp_path: Path, embeddings: Any
+) -> None:
+    """Found without naming it (a backend declares ``embeddings:``), named, or turned off (the
+    request then reaches the backend as the SDK sent it: base64 asked, floats answered)."""
+    server, backend = floats_backend
+    entry = {"base_url": f"{server.base_url}/v1", "model_id": MODEL, "embeddings": {}}
+    config = {"backends": {"local": entry}, "roles": {"main": "local"}}
+    path = tmp_path / "oaicompat.yaml"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    transport = OaicompatTransport.from_config(path, "main", embeddings=embeddings)
+    async with httpx.AsyncClient(transport=transport) as http:
+        body = {"model": "any", "input": ["x y"], "encoding_format": "base64"}
+        answer = (await http.post(f"{server.base_url}/v1/embeddings", json=body)).json()
+    await transport.aclose()
+    (item,) = answer["data"]
+    if embeddings is False:
+        assert backend.bodies == [body]
+        assert item["embedding"] == vector_for("x y")  # the backend's floats, as sent
+    else:
+        assert isinstance(item["embedding"], str)  # reshaped into what was asked
+        assert backend.bodies[0]["model"] == MODEL

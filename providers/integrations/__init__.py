@@ -6,12 +6,16 @@ extra shows up as an ``ImportError`` only where that adapter is imported
 (``pip install 'oaicompat[langchain]'``…, ``[frameworks]`` for all). Import the one you use:
 
 * ``providers.integrations.agent_framework``: ``OaicompatChatClient``, a Microsoft Agent
-  Framework chat client;
-* ``providers.integrations.pydantic_ai``: ``OaicompatModel``, a pydantic-ai model;
-* ``providers.integrations.langchain``: ``ChatOaicompat``, a LangChain chat model;
+  Framework chat client, and ``OaicompatEmbeddingClient``, its embedding client;
+* ``providers.integrations.pydantic_ai``: ``OaicompatModel``, a pydantic-ai model, and
+  ``OaicompatEmbeddingModel``, an embedding model for ``pydantic_ai.Embedder``;
+* ``providers.integrations.langchain``: ``ChatOaicompat``, a LangChain chat model, and
+  ``providers.integrations.langchain_embeddings``: ``OaicompatEmbeddings``, LangChain
+  ``Embeddings``;
 * ``providers.integrations.openai``: ``OaicompatTransport`` (httpx) and
   ``providers.integrations.openai_httpx2``: ``OaicompatHttpx2Transport``: the pipeline behind
-  any OpenAI-SDK client, and so behind every framework class built on one;
+  any OpenAI-SDK client (chat, and embeddings when given an embedding pipeline), and so behind
+  every framework class built on one;
 * ``providers.integrations.openai_agents``: ``OaicompatAgentsModel``, an OpenAI Agents SDK
   model (the SDK's chat-completions model over the transport).
 """

@@ -6,7 +6,11 @@ framework class built on an ``AsyncOpenAI`` (LangChain's ``ChatOpenAI``, pydanti
 ``POST …/chat/completions`` into the pipeline instead of the network, and read back clean
 OpenAI answers (``providers.integrations._chat_endpoint``): reasoning in
 ``reasoning_content``, llama.cpp's ``<tool_call>`` text as real tool calls, usage, ``[DONE]``.
-Every other request (``GET /models``…) goes to ``passthrough``, a real transport, unchanged.
+Given an embedding pipeline (``embeddings=``, or ``from_config`` with a role that embeds), its
+``POST …/embeddings`` go into that pipeline too, answered in OpenAI's shape
+(``providers.integrations._embeddings_endpoint``: base64 when the SDK asked base64, whatever the
+backend sent). Every other request (``GET /models``…) goes to ``passthrough``, a real
+transport, unchanged.
 
 openai-python 3 is built on ``httpx2``, and accepts an ``httpx`` client as well;
 ``OaicompatHttpx2Transport`` (``providers.integrations.openai_httpx2``) is the same transport
@@ -19,15 +23,27 @@ import asyncio
 import os
 import threading
 from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import httpx
 
 from providers.abstractions.chat_client import ChatClient
-from providers.config import client_for, load_config
+from providers.abstractions.embeddings import EmbeddingGenerator
+from providers.config import client_for, create_embedding_generator, load_config
+from providers.config.clients import EMBEDDINGS_ROLE
+from providers.config.schema import OaicompatConfig
 from providers.integrations._chat_endpoint import ChatCompletionsEndpoint, EndpointAnswer
 
-__all__ = ["OaicompatSyncTransport", "OaicompatTransport", "TransportCore", "is_chat_completions"]
+if TYPE_CHECKING:
+    from providers.integrations._embeddings_endpoint import EmbeddingsEndpoint
+
+__all__ = [
+    "OaicompatSyncTransport",
+    "OaicompatTransport",
+    "TransportCore",
+    "is_chat_completions",
+    "is_embeddings",
+]
 
 
 def is_chat_completions(method: str, path: str) -> bool:
@@ -35,15 +51,33 @@ def is_chat_completions(method: str, path: str) -> bool:
     return method.upper() == "POST" and path.rstrip("/").endswith("/chat/completions")
 
 
+def is_embeddings(method: str, path: str) -> bool:
+    """Whether a request is the SDK's embeddings call (any API prefix)."""
+    return method.upper() == "POST" and path.rstrip("/").endswith("/embeddings")
+
+
 class TransportCore:
-    """What the httpx and httpx2 transports share: the endpoint, construction, closing."""
+    """What the httpx and httpx2 transports share: the endpoints, construction, closing."""
 
     def __init__(
-        self, client: ChatClient, *, request_model: bool = False, owns_client: bool = False
+        self,
+        client: ChatClient,
+        *,
+        request_model: bool = False,
+        owns_client: bool = False,
+        embeddings: EmbeddingGenerator | None = None,
     ) -> None:
         self.client = client
         """The pipeline that answers chat requests."""
+        self.embeddings = embeddings
+        """The embedding pipeline that answers embeddings requests (``None``: they pass through)."""
         self._endpoint = ChatCompletionsEndpoint(client, request_model=request_model)
+        self._embeddings_endpoint: EmbeddingsEndpoint | None = None
+        if embeddings is not None:
+            # deferred: the embeddings endpoint and layers, which chat-only transports never load
+            from providers.integrations._embeddings_endpoint import EmbeddingsEndpoint
+
+            self._embeddings_endpoint = EmbeddingsEndpoint(embeddings, request_model=request_model)
         self._owns_client = owns_client
 
     @classmethod
@@ -54,26 +88,62 @@ class TransportCore:
         *,
         telemetry: bool = False,
         request_model: bool = False,
+        embeddings: str | bool | None = None,
         **options: Any,
     ) -> Self:
         """A transport over the configured role's standard pipeline, which it owns (closing
         the transport closes it). oaicompat's telemetry is off unless asked for: the SDK and
         the frameworks on it instrument the call already. ``options`` go to the transport's
-        constructor (``passthrough``) or else to ``client_for`` (``http_client``…)."""
+        constructor (``passthrough``) or else to ``client_for`` (``http_client``…).
+
+        ``embeddings``: the role (or backend) whose embedding pipeline answers embeddings
+        requests; ``None`` (default): the ``embeddings`` role when the file has one (written
+        in ``roles`` or a backend declaring ``embeddings:``); ``False``: none, they pass
+        through."""
         own = {key: options.pop(key) for key in cls._own_options() if key in options}
-        client = client_for(load_config(path), role, telemetry=telemetry, **options)
-        return cls(client, request_model=request_model, owns_client=True, **own)
+        config = load_config(path)
+        client = client_for(config, role, telemetry=telemetry, **options)
+        embedding_role = _embedding_role(config, embeddings)
+        generator = None
+        if embedding_role is not None:
+            generator = create_embedding_generator(config, embedding_role, telemetry=telemetry)
+        return cls(
+            client, request_model=request_model, owns_client=True, embeddings=generator, **own
+        )
 
     @classmethod
     def _own_options(cls) -> tuple[str, ...]:
         return ("passthrough",)
 
-    async def _answer(self, body: bytes, headers: Iterable[tuple[str, str]]) -> EndpointAnswer:
+    def _handles(self, method: str, path: str) -> bool:
+        """Whether the request is answered here rather than passed through."""
+        if is_chat_completions(method, path):
+            return True
+        return self._embeddings_endpoint is not None and is_embeddings(method, path)
+
+    async def _answer(
+        self, body: bytes, headers: Iterable[tuple[str, str]], path: str = "/chat/completions"
+    ) -> EndpointAnswer:
+        if self._embeddings_endpoint is not None and is_embeddings("POST", path):
+            return await self._embeddings_endpoint.answer(body)
         return await self._endpoint.answer(body, headers)
 
     async def _close_client(self) -> None:
         if self._owns_client:
-            await self.client.aclose()
+            try:
+                await self.client.aclose()
+            finally:
+                if self.embeddings is not None:
+                    await self.embeddings.aclose()
+
+
+def _embedding_role(config: OaicompatConfig, embeddings: str | bool | None) -> str | None:
+    if embeddings is False:
+        return None
+    if isinstance(embeddings, str):
+        return embeddings
+    declared = any(entry.embeddings is not None for entry in config.backends.values())
+    return EMBEDDINGS_ROLE if EMBEDDINGS_ROLE in config.roles or declared else None
 
 
 class _Events(httpx.AsyncByteStream):
@@ -100,6 +170,9 @@ class OaicompatTransport(TransportCore, httpx.AsyncBaseTransport):
     ``OaicompatTransport.from_config("oaicompat.yaml", role="main")``. ``passthrough``: the
     transport for every other request (default: a new ``httpx.AsyncHTTPTransport``).
     ``request_model``: send the request's ``model`` on instead of the configured one.
+    ``embeddings``: an embedding pipeline (``create_embedding_generator``) that answers
+    ``POST …/embeddings`` (else they pass through); closed with the transport only when the
+    transport owns its pipelines (``from_config``).
     """
 
     def __init__(
@@ -109,14 +182,18 @@ class OaicompatTransport(TransportCore, httpx.AsyncBaseTransport):
         passthrough: httpx.AsyncBaseTransport | None = None,
         request_model: bool = False,
         owns_client: bool = False,
+        embeddings: EmbeddingGenerator | None = None,
     ) -> None:
-        super().__init__(client, request_model=request_model, owns_client=owns_client)
+        super().__init__(
+            client, request_model=request_model, owns_client=owns_client, embeddings=embeddings
+        )
         self._passthrough = passthrough or httpx.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if not is_chat_completions(request.method, request.url.path):
+        path = request.url.path
+        if not self._handles(request.method, path):
             return await self._passthrough.handle_async_request(request)
-        answer = await self._answer(await request.aread(), request.headers.multi_items())
+        answer = await self._answer(await request.aread(), request.headers.multi_items(), path)
         if isinstance(answer.body, bytes):
             return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
         return httpx.Response(answer.status, headers=answer.headers, stream=_Events(answer.body))
@@ -143,8 +220,11 @@ class OaicompatSyncTransport(TransportCore, httpx.BaseTransport):
         passthrough: httpx.BaseTransport | None = None,
         request_model: bool = False,
         owns_client: bool = False,
+        embeddings: EmbeddingGenerator | None = None,
     ) -> None:
-        super().__init__(client, request_model=request_model, owns_client=owns_client)
+        super().__init__(
+            client, request_model=request_model, owns_client=owns_client, embeddings=embeddings
+        )
         self._passthrough = passthrough or httpx.HTTPTransport()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -162,9 +242,10 @@ class OaicompatSyncTransport(TransportCore, httpx.BaseTransport):
         return asyncio.run_coroutine_threadsafe(work, loop).result()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        if not is_chat_completions(request.method, request.url.path):
+        path = request.url.path
+        if not self._handles(request.method, path):
             return self._passthrough.handle_request(request)
-        answer = self._run(self._answer(request.read(), request.headers.multi_items()))
+        answer = self._run(self._answer(request.read(), request.headers.multi_items(), path))
         if isinstance(answer.body, bytes):
             return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
         stream = _SyncEvents(answer.body, self._run)

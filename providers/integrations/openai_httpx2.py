@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from providers.abstractions.chat_client import ChatClient
+from providers.abstractions.embeddings import EmbeddingGenerator
 from providers.integrations._extras import missing_extra
-from providers.integrations.openai import TransportCore, is_chat_completions
+from providers.integrations.openai import TransportCore
 
 try:
     import httpx2
@@ -37,8 +38,9 @@ class _Events(httpx2.AsyncByteStream):
 
 
 class OaicompatHttpx2Transport(TransportCore, httpx2.AsyncBaseTransport):
-    """An ``httpx2.AsyncBaseTransport`` answering chat completions with an oaicompat pipeline;
-    the arguments are ``OaicompatTransport``'s (``passthrough`` an httpx2 transport)."""
+    """An ``httpx2.AsyncBaseTransport`` answering chat completions (and, given ``embeddings``,
+    embeddings) with oaicompat pipelines; the arguments are ``OaicompatTransport``'s
+    (``passthrough`` an httpx2 transport)."""
 
     def __init__(
         self,
@@ -47,14 +49,18 @@ class OaicompatHttpx2Transport(TransportCore, httpx2.AsyncBaseTransport):
         passthrough: httpx2.AsyncBaseTransport | None = None,
         request_model: bool = False,
         owns_client: bool = False,
+        embeddings: EmbeddingGenerator | None = None,
     ) -> None:
-        super().__init__(client, request_model=request_model, owns_client=owns_client)
+        super().__init__(
+            client, request_model=request_model, owns_client=owns_client, embeddings=embeddings
+        )
         self._passthrough = passthrough or httpx2.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        if not is_chat_completions(request.method, request.url.path):
+        path = request.url.path
+        if not self._handles(request.method, path):
             return await self._passthrough.handle_async_request(request)
-        answer = await self._answer(await request.aread(), request.headers.multi_items())
+        answer = await self._answer(await request.aread(), request.headers.multi_items(), path)
         if isinstance(answer.body, bytes):
             return httpx2.Response(answer.status, headers=answer.headers, content=answer.body)
         return httpx2.Response(answer.status, headers=answer.headers, stream=_Events(answer.body))

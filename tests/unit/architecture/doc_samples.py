@@ -4,7 +4,8 @@
 ``docs/*.md``. ``SampleServer`` answers as a llama.cpp-style OpenAI-compatible server would:
 ``/v1/models``, and chat completions (streamed or not) whose answer follows the request, so an
 agent loop ends: a tool call to the first offered tool until a tool result is in the
-conversation, then text; JSON of the requested schema when ``response_format`` asks for it.
+conversation, then text; JSON of the requested schema when ``response_format`` asks for it;
+``/v1/embeddings`` with a small vector per input, always as floats (as LM Studio answers).
 ``prepared`` points a sample's server URLs at it. The samples are meant for a user's own server
 at ``127.0.0.1:8080`` (and the README's ``vllm.internal``), so the URLs are all the test changes.
 """
@@ -97,6 +98,8 @@ class SampleServer:
             if body.get("stream"):
                 return _stream(message, self.model)
             return _json(_completion(message, self.model))
+        if path.endswith("/embeddings") and request.method == "POST":
+            return _json(_embeddings(json.loads(request.body), self.model))
         return RecordedReply(404, b'{"error": {"code": 404, "message": "File Not Found"}}')
 
     def _answer(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -126,6 +129,18 @@ def _json(payload: dict[str, Any]) -> RecordedReply:
 
 
 _USAGE = {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}
+
+
+def _embeddings(body: dict[str, Any], model: str) -> dict[str, Any]:
+    """Floats whatever ``encoding_format`` asked: the answer the adapters must reshape."""
+    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+    data = [
+        {"object": "embedding", "index": i, "embedding": [float(len(text)), 0.5, -0.25, 1.0]}
+        for i, text in enumerate(texts)
+    ]
+    tokens = sum(len(str(text).split()) for text in texts)
+    usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+    return {"object": "list", "data": data, "model": body.get("model") or model, "usage": usage}
 
 
 def _completion(message: dict[str, Any], model: str) -> dict[str, Any]:

@@ -50,7 +50,11 @@ from providers.integrations._chat_endpoint import EndpointAnswer
 __all__ = ["GatewayApp"]
 
 _LOG = get_logger(__name__)
-_POST_ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses"}
+_POST_ROUTES = {
+    "/v1/chat/completions": "chat",
+    "/v1/responses": "responses",
+    "/v1/embeddings": "embeddings",
+}
 _GET_ROUTES = {"/v1/models": "models", "/health": "health", "/metrics": "metrics"}
 _PROMETHEUS = ("content-type", "text/plain; version=0.0.4; charset=utf-8")
 

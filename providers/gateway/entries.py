@@ -43,6 +43,7 @@ class GatewayEntries:
         self._clients: dict[str, ChatClient] = {}
         self._chat: dict[str, ChatCompletionsEndpoint] = {}
         self._responses: dict[str, Any] = {}
+        self._embeddings: dict[str, Any] = {}
 
     def client(self, entry: ModelEntry) -> ChatClient:
         """The entry's pipeline (built once, on its first request)."""
@@ -80,6 +81,9 @@ class GatewayEntries:
                 chat = ChatCompletionsEndpoint(self.client(entry), reasoning_alias=True)
                 self._chat[entry.name] = chat
             return await chat.answer_request(request, headers)
+        if kind == "embeddings":
+            vectors: EndpointAnswer = await self._embeddings_endpoint(entry).answer(body)
+            return vectors
         responses = self._responses.get(entry.name)
         if responses is None:
             # deferred: the Responses writer loads only for a gateway that is asked for it
@@ -91,8 +95,27 @@ class GatewayEntries:
         answer: EndpointAnswer = await responses.answer(body, headers)
         return answer
 
+    def _embeddings_endpoint(self, entry: ModelEntry) -> Any:
+        """The entry's embedding pipeline (``create_embedding_generator``: the backend's
+        ``embeddings:`` settings; a role's fallback is not used, since another model's vectors
+        do not compare with the stored ones) behind the OpenAI transport's endpoint."""
+        endpoint = self._embeddings.get(entry.name)
+        if endpoint is None:
+            # deferred: the embeddings pipeline loads only for a gateway asked for vectors
+            from providers.config.clients import create_embedding_generator
+            from providers.integrations._embeddings_endpoint import EmbeddingsEndpoint
+
+            kwargs = {"telemetry": False, **self._kwargs}
+            generator = create_embedding_generator(self._config, entry.target, **kwargs)
+            endpoint = EmbeddingsEndpoint(generator)
+            self._embeddings[entry.name] = endpoint
+        return endpoint
+
     async def aclose(self) -> None:
-        clients, self._clients = list(self._clients.values()), {}
+        clients: list[Any] = [*self._clients.values()]
+        clients += [endpoint.generator for endpoint in self._embeddings.values()]
+        self._clients = {}
         self._chat.clear()
         self._responses.clear()
+        self._embeddings.clear()
         await asyncio.gather(*(client.aclose() for client in clients), return_exceptions=True)

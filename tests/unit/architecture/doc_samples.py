@@ -100,6 +100,12 @@ class SampleServer:
             return _json(_completion(message, self.model))
         if path.endswith("/embeddings") and request.method == "POST":
             return _json(_embeddings(json.loads(request.body), self.model))
+        if path.endswith("/rerank") and request.method == "POST":
+            return _json(_reranked(json.loads(request.body), self.model))
+        if path.endswith("/tokenize") and request.method == "POST":  # vLLM's: messages in
+            body = json.loads(request.body)
+            count = sum(len(str(m.get("content") or "").split()) + 4 for m in body["messages"])
+            return _json({"count": count, "max_model_len": 32768, "tokens": list(range(count))})
         return RecordedReply(404, b'{"error": {"code": 404, "message": "File Not Found"}}')
 
     def _answer(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -129,6 +135,23 @@ def _json(payload: dict[str, Any]) -> RecordedReply:
 
 
 _USAGE = {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}
+
+
+def _reranked(body: dict[str, Any], model: str) -> dict[str, Any]:
+    """vLLM's rerank answer: documents sharing more words with the query score higher."""
+    query = set(re.findall(r"\w+", str(body["query"]).lower()))
+    scored = []
+    for index, document in enumerate(body["documents"]):
+        shared = len(query & set(re.findall(r"\w+", str(document).lower())))
+        scored.append(
+            {
+                "index": index,
+                "relevance_score": shared / (1 + shared),
+                "document": {"text": document},
+            }
+        )
+    scored.sort(key=lambda item: -float(item["relevance_score"]))
+    return {"id": "rerank-0", "model": model, "results": scored[: body.get("top_n") or None]}
 
 
 def _embeddings(body: dict[str, Any], model: str) -> dict[str, Any]:

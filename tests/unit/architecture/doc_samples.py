@@ -140,7 +140,7 @@ _USAGE = {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}
 def _reranked(body: dict[str, Any], model: str) -> dict[str, Any]:
     """vLLM's rerank answer: documents sharing more words with the query score higher."""
     query = set(re.findall(r"\w+", str(body["query"]).lower()))
-    scored = []
+    scored: list[dict[str, Any]] = []
     for index, document in enumerate(body["documents"]):
         shared = len(query & set(re.findall(r"\w+", str(document).lower())))
         scored.append(

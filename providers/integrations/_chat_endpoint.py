@@ -32,6 +32,8 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from typing import Any
 
+import orjson
+
 from providers.abstractions.chat_client import ChatClient
 from providers.abstractions.chat_response import ChatResponseUpdate
 from providers.abstractions.contents import UsageContent
@@ -348,7 +350,14 @@ def _theirs(properties: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _event(body: Mapping[str, Any]) -> bytes:
-    return b"data: " + json.dumps(body, ensure_ascii=False).encode() + b"\n\n"
+    """One event. orjson writes a chunk in about a fifth of the stdlib's time (compact, UTF-8
+    as is); what it refuses and the stdlib writes (an integer past 64 bits, a key that is not
+    a string, from a backend's own fields) goes the stdlib's way."""
+    try:
+        data = orjson.dumps(body)
+    except TypeError:  # (orjson.JSONEncodeError is one)
+        data = json.dumps(body, ensure_ascii=False).encode()
+    return b"data: " + data + b"\n\n"
 
 
 def _name_calls(calls: Any) -> int:

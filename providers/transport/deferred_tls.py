@@ -17,6 +17,7 @@ So the pool is chosen by the request's scheme when the first request of that sch
   later.
 
 Both pools are sized by the same ``httpx.Limits``; an endpoint uses one scheme, so one pool.
+Each does its bookkeeping in time linear in its connections (``linear_pool``).
 
 Behind a proxy (``providers.transport.proxies``) each pool is httpx's proxy pool and the rule is
 the same: an ``https`` request is tunnelled (``CONNECT``) and the origin's certificate verified
@@ -31,6 +32,8 @@ import functools
 import ssl
 
 import httpx
+
+from providers.transport.linear_pool import use_linear_pool
 
 __all__ = ["DeferredTlsTransport", "untrusting_tls_context"]
 
@@ -67,11 +70,13 @@ class DeferredTlsTransport(httpx.AsyncBaseTransport):
                 self._plain = httpx.AsyncHTTPTransport(
                     verify=untrusting_tls_context(), limits=self._limits, proxy=self._proxy
                 )
+                use_linear_pool(self._plain)
             return self._plain
         if self._verifying is None:
             self._verifying = httpx.AsyncHTTPTransport(
                 limits=self._limits, proxy=self._proxy, trust_env=self._trust_env
             )
+            use_linear_pool(self._verifying)
         return self._verifying
 
     @property

@@ -5,6 +5,10 @@ silently; llama.cpp stops at the context end with ``finish_reason: "length"``), 
 §5. Clamping is opt-in (``clamp_max_tokens=True`` on the client) because it needs a prompt
 *estimate*: an estimate too high shortens answers for nothing, too low still gets the 400.
 
+The pre-flight check (``preflight_context_check=True`` on the client) asks the server's own
+tokenizer instead (``providers.chat_completions.token_count``), and ``refuse_past_context``
+refuses a request that cannot fit before it is sent; with an exact count the clamp uses it too.
+
 Pure arithmetic; no I/O.
 """
 
@@ -13,7 +17,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-__all__ = ["clamp_max_output_tokens", "estimate_prompt_tokens"]
+from providers.abstractions.errors import ContextLengthExceededError
+
+__all__ = ["clamp_max_output_tokens", "estimate_prompt_tokens", "refuse_past_context"]
 
 _BYTES_PER_TOKEN = 3.0
 """UTF-8 bytes per token, on the high side of the token count: English averages about 4 bytes
@@ -61,3 +67,30 @@ def clamp_max_output_tokens(
     if available < 1:
         return requested
     return max(1, min(limit, available))
+
+
+def refuse_past_context(
+    *,
+    prompt_tokens: int,
+    max_output_tokens: int | None,
+    context_window: int | None,
+    backend: str | None = None,
+    counted_by: str = "",
+) -> None:
+    """``ContextLengthExceededError`` when ``prompt_tokens`` and the output asked for (at least
+    one token when ``max_output_tokens`` is ``None``: the server's default takes what is left)
+    pass ``context_window``; nothing when they fit or the window is unknown."""
+    if context_window is None:
+        return
+    output = max_output_tokens if max_output_tokens else 1
+    if prompt_tokens + output <= context_window:
+        return
+    asked = f"{max_output_tokens} output tokens" if max_output_tokens else "any output"
+    raise ContextLengthExceededError(
+        f"the prompt is {prompt_tokens} tokens (counted by {counted_by or 'the server'}), and "
+        f"with {asked} it does not fit the context window of {context_window} tokens: refused "
+        "before sending; shorten the conversation or ask for fewer output tokens",
+        prompt_tokens=prompt_tokens,
+        context_window=context_window,
+        backend=backend,
+    )

@@ -28,6 +28,7 @@ from providers.abstractions.messages import ChatMessage
 from providers.abstractions.option_policy import OptionPolicy
 from providers.abstractions.options import ChatOptions
 from providers.abstractions.properties import TRANSPORT_TIMESTAMPS
+from providers.abstractions.token_counter import TokenCounter
 from providers.abstractions.update_runs import UpdateRuns, updates_of
 from providers.backends import BackendProfile, profile_for
 from providers.chat_completions.http_client_base import (
@@ -45,31 +46,23 @@ from providers.chat_completions.request import asks_for_enforcement, build_chat_
 from providers.chat_completions.stream_state import StreamState, drain, whole_answer
 from providers.text_tool_calls import offered_tool_names
 from providers.transport.answer_shape import EVENT_STREAM, json_instead_of_events
-from providers.transport.bodies import (
-    body_chunks,
-    no_chunks,
-    read_prefix,
-    too_large,
-)
+from providers.transport.bodies import body_chunks, no_chunks, read_prefix, too_large
 from providers.transport.endpoint import Endpoint
-from providers.transport.json_guard import (
-    MALFORMED,
-    load_object,
-    malformed,
-)
+from providers.transport.json_guard import MALFORMED, load_object, malformed
 from providers.transport.output_watch import report_output_progress
 from providers.transport.response_headers import report_response_headers
 from providers.transport.sse import SseDecoder
 from providers.transport.timeouts import Timeouts, Watchdog
 
 if TYPE_CHECKING:
+    from providers.abstractions.token_count import TokenCount
     from providers.transport.error_mapping import TransportErrorMapping
     from providers.transport.httpx2_bridge import AsyncHttpClient
 
 __all__ = ["DEFAULT_TIMEOUT", "TRANSPORT_TIMESTAMPS", "OpenAiCompatibleChatClient", "Timeouts"]
 
 
-class OpenAiCompatibleChatClient(HttpClientBase):
+class OpenAiCompatibleChatClient(HttpClientBase, TokenCounter):
     """A ``ChatClient`` over ``POST {base_url}/chat/completions``.
 
     ``backend`` selects the ``BackendProfile`` (request-side quirks); parsing accepts every
@@ -77,7 +70,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
     pass ``http_client`` to bring your own (it is then not closed by ``aclose``). ``timeouts``
     sets the per-request budgets (``Timeouts``); they override the http client's own timeouts.
     ``limits`` bounds what one answer may make the client hold (``Limits``); ``proxy``,
-    ``trust_env`` and ``sensitive_headers`` are ``HttpClientBase``'s.
+    ``trust_env`` and ``sensitive_headers`` are ``HttpClientBase``'s. ``count_tokens`` asks the
+    server's tokenizer; ``preflight_context_check=True`` refuses a request that cannot fit with
+    ``ContextLengthExceededError`` before sending it (both: ``token_count``).
     """
 
     def __init__(
@@ -95,6 +90,7 @@ class OpenAiCompatibleChatClient(HttpClientBase):
         redact_fingerprint: bool = False,
         validate_model: bool = False,
         clamp_max_tokens: bool = False,
+        preflight_context_check: bool = False,
         capability_overrides: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
         proxy: str | None = None,
@@ -124,7 +120,9 @@ class OpenAiCompatibleChatClient(HttpClientBase):
             profile = replace(profile, merge_system_messages=merge_system_messages)
         self.profile = profile
         self._redact_fingerprint = redact_fingerprint
-        self._preparation = RequestPreparation.if_asked(validate_model, clamp_max_tokens)
+        self._preparation = RequestPreparation.if_asked(
+            validate_model, clamp_max_tokens, preflight_context_check
+        )
         self._dropped = DroppedKeys()  # optional keys the server refused (``refused_keys``)
 
     def __repr__(self) -> str:
@@ -226,6 +224,15 @@ class OpenAiCompatibleChatClient(HttpClientBase):
 
         plan = enforcement_for(options, self.profile, family=self.request_family(options))
         return result if plan is None else enforce_response(result, plan)
+
+    async def count_tokens(
+        self, messages: ChatInput, options: ChatOptions | None = None
+    ) -> TokenCount:
+        """The request's prompt size by the server's own tokenizer, else an estimate, marked."""
+        # deferred: token counting is an opt-in, never on a chat's cold start
+        from providers.chat_completions.token_count import count_tokens
+
+        return await count_tokens(self, messages, options)
 
     def get_streaming_response(
         self, messages: ChatInput, options: ChatOptions | None = None

@@ -1,5 +1,6 @@
 """The chat client's opt-in checks before a request: the model id against ``/v1/models``
-(once), and ``max_output_tokens`` clamped to what the context leaves (SGLang rejects more).
+(once), ``max_output_tokens`` clamped to what the context leaves (SGLang rejects more), and the
+pre-flight check that refuses a request that cannot fit, counted by the server's tokenizer.
 
 A client that asked for neither holds no ``RequestPreparation`` and tests one attribute per
 request; one that did pays the checks, and the model id's only until it was checked once.
@@ -19,18 +20,26 @@ __all__ = ["RequestPreparation"]
 
 
 class RequestPreparation:
-    """What one client checks before its requests (``validate_model``, ``clamp_max_tokens``)."""
+    """What one client checks before its requests (``validate_model``, ``clamp_max_tokens``,
+    ``preflight_context_check``)."""
 
-    __slots__ = ("clamp_max_tokens", "validate_model")
+    __slots__ = ("clamp_max_tokens", "preflight_context_check", "validate_model")
 
-    def __init__(self, validate_model: bool, clamp_max_tokens: bool) -> None:
+    def __init__(
+        self, validate_model: bool, clamp_max_tokens: bool, preflight_context_check: bool = False
+    ) -> None:
         self.validate_model = validate_model
         self.clamp_max_tokens = clamp_max_tokens
+        self.preflight_context_check = preflight_context_check
 
     @classmethod
-    def if_asked(cls, validate_model: bool, clamp_max_tokens: bool) -> RequestPreparation | None:
-        """The checks asked for, or ``None`` when neither was (nothing to do per request)."""
-        return cls(validate_model, clamp_max_tokens) if validate_model or clamp_max_tokens else None
+    def if_asked(
+        cls, validate_model: bool, clamp_max_tokens: bool, preflight_context_check: bool = False
+    ) -> RequestPreparation | None:
+        """The checks asked for, or ``None`` when none was (nothing to do per request)."""
+        if validate_model or clamp_max_tokens or preflight_context_check:
+            return cls(validate_model, clamp_max_tokens, preflight_context_check)
+        return None
 
     async def prepare(
         self, client: OpenAiCompatibleChatClient, messages: ChatInput, options: ChatOptions | None
@@ -47,6 +56,11 @@ class RequestPreparation:
             if client.model_id is not None:
                 client.model_id = await resolver.validate_model(client.model_id)
             self.validate_model = False
+        if self.preflight_context_check:
+            # deferred: an opt-in, never on a chat's cold start
+            from providers.chat_completions.token_count import fit_to_context
+
+            return await fit_to_context(client, messages, options, clamp=self.clamp_max_tokens)
         if self.clamp_max_tokens and options is not None and options.max_output_tokens:
             # deferred: an opt-in, never on a chat's cold start
             from providers.chat_completions.output_clamp import clamp_to_context

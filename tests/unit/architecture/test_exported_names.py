@@ -30,6 +30,7 @@ PACKAGES = [
     "providers.chat_completions",
     "providers.responses",
     "providers.embeddings",
+    "providers.rerank",
     "providers.layers",
     "providers.replay",
     "providers.config",

@@ -27,6 +27,7 @@ RANKS: dict[str, int] = {
     "providers.chat_completions": 4,
     "providers.responses": 5,
     "providers.embeddings": 5,
+    "providers.rerank": 5,
     "providers.layers": 6,
     "telemetry": 6,
     "providers.replay": 7,

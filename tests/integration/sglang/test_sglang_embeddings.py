@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import httpx
 import pytest
@@ -65,7 +66,7 @@ async def test_a_chat_model_is_embeddings_unavailable(sglang_plain: SglangServer
             await embedder.generate(["It is sunny."])
 
 
-def _write(body: dict[str, object], response: httpx.Response) -> None:
+def _write(body: dict[str, Any], response: httpx.Response) -> None:
     FOLDER.mkdir(parents=True, exist_ok=True)
     (FOLDER / f"{NAME}.raw").write_bytes(response.content)
     sidecar = {

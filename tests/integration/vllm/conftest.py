@@ -34,6 +34,10 @@ SERVER_SETS: dict[str, ServerSet] = {
     ),
     # the response store is an environment switch in vLLM 0.33
     "qwen3-hermes-store": ServerSet("qwen3", _HERMES, env={"VLLM_ENABLE_RESPONSES_API_STORE": "1"}),
+    # Qwen3 turned into an embedding model by vLLM's adapter: the pooling runner mounts
+    # /v1/embeddings, /pooling and the bi-encoder /score and /rerank routes; the scripted
+    # engine pools deterministic vectors (rigs/pooled_vectors.py).
+    "embed": ServerSet("qwen3", ("--runner", "pooling", "--convert", "embed")),
 }
 
 FIXTURES: dict[str, str] = {
@@ -42,6 +46,7 @@ FIXTURES: dict[str, str] = {
     "vllm_r1_deepseek": "r1-deepseek",
     "vllm_qwen3coder": "qwen3coder",
     "vllm_qwen3_hermes_store": "qwen3-hermes-store",
+    "vllm_embed": "embed",
 }
 """Which server set each server fixture below asks for."""
 
@@ -66,4 +71,8 @@ vllm_qwen3coder = server_fixture(
 vllm_qwen3_hermes_store = server_fixture(
     VllmServer,
     "``qwen3-hermes`` with the Responses store on (``VLLM_ENABLE_RESPONSES_API_STORE=1``).",
+)
+vllm_embed = server_fixture(
+    VllmServer,
+    "Qwen3 as an embedding model (``--runner pooling --convert embed``), 64-wide vectors.",
 )

@@ -13,6 +13,14 @@ Finishing follows the real scheduler's ``check_stop`` (``vllm/v1/core/sched/util
 order: the EOS id → ``STOP``; a ``stop_token_ids`` hit → ``STOP`` with that id as
 ``stop_reason``; ``max_tokens`` reached or the context full → ``LENGTH``.
 
+A pooling request (``/v1/embeddings``, ``/pooling``, ``/score``, ``/rerank``: vLLM's front end
+sends ``pooling_params`` instead of ``sampling_params``) gets one output with the "model"'s
+pooled vector (``rigs/pooled_vectors.py``: deterministic, from the prompt's token ids) at the
+width vLLM's config gives the model (``embedding_size``), cut to ``dimensions`` and normalised
+as its pooler heads do; a ``classify`` request gets the classifier scores. The tasks the
+engine says it supports follow the model config as the real model runner's do: ``generate``
+for ``--runner generate``, the converted pooler's tasks for ``--runner pooling``.
+
 Not reproduced: prefix-cache hits (``num_cached_tokens``), prefill and scheduler statistics,
 multi-token steps (speculative decoding) and engine-side errors.
 
@@ -33,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import torch  # type: ignore[import-not-found]
 from vllm.v1.engine import (  # type: ignore[import-not-found]
     EngineCoreOutput,
     EngineCoreOutputs,
@@ -40,6 +49,8 @@ from vllm.v1.engine import (  # type: ignore[import-not-found]
     FinishReason,
 )
 from vllm.v1.engine.core_client import EngineCoreClient  # type: ignore[import-not-found]
+
+from tests.integration.rigs.pooled_vectors import classify_scores, pooled_vector
 
 SCRIPT_ENV = "OAICOMPAT_RIG_SCRIPT_FILE"
 PROMPT_LOG_ENV = "OAICOMPAT_RIG_PROMPT_LOG"
@@ -83,9 +94,12 @@ class ScriptedEngineClient(EngineCoreClient):  # type: ignore[misc]
         return tokens
 
     async def add_request_async(self, request: EngineCoreRequest) -> None:
-        tokens = self._script_tokens()
         request_id: str = request.request_id
-        task = asyncio.create_task(self._generate(request, tokens))
+        if request.pooling_params is not None:
+            work = self._pool(request)
+        else:
+            work = self._generate(request, self._script_tokens())
+        task = asyncio.create_task(work)
         self._tasks[request_id] = task
 
         def forget(_task: asyncio.Task[None]) -> None:
@@ -130,7 +144,57 @@ class ScriptedEngineClient(EngineCoreClient):  # type: ignore[misc]
             self._log(request, prompt_ids, emitted, "abort")
             raise
 
-    def _log(self, request: EngineCoreRequest, prompt: list[int], emitted: int, why: str) -> None:
+    async def _pool(self, request: EngineCoreRequest) -> None:
+        """One step, then the pooled output of the whole prompt, finished ``STOP``."""
+        params = request.pooling_params
+        prompt_ids: list[int] = list(request.prompt_token_ids or ())
+        await asyncio.sleep(self.step_seconds)
+        pooled = self._pooled(params, prompt_ids)
+        self._log(request, prompt_ids, 0, "stop", pooling=self._pooling_record(params, prompt_ids))
+        output = EngineCoreOutput(
+            request_id=request.request_id,
+            new_token_ids=[],
+            pooling_output=torch.tensor(pooled, dtype=torch.float32),
+            finish_reason=FinishReason.STOP,
+        )
+        self._queue().put_nowait(EngineCoreOutputs(outputs=[output]))
+
+    def _pooled(self, params: Any, prompt_ids: list[int]) -> Any:
+        """What the pooler head gives for ``params.task``: one vector (``embed``), one per
+        token (``token_embed``), the class scores (``classify``) or one row per token of them
+        (``token_classify``)."""
+        task = params.task
+        activation = params.use_activation is not False
+        if task in ("classify", "token_classify"):
+            labels = int(getattr(self.vllm_config.model_config.hf_config, "num_labels", 2))
+            if task == "classify":
+                return classify_scores(prompt_ids, labels, activation=activation)
+            return [classify_scores([t], labels, activation=activation) for t in prompt_ids]
+        width = self.vllm_config.model_config.embedding_size
+        if task == "token_embed":
+            return [
+                pooled_vector([t], width, dimensions=params.dimensions, normalize=activation)
+                for t in prompt_ids
+            ]
+        return pooled_vector(prompt_ids, width, dimensions=params.dimensions, normalize=activation)
+
+    @staticmethod
+    def _pooling_record(params: Any, prompt_ids: list[int]) -> dict[str, Any]:
+        return {
+            "task": params.task,
+            "dimensions": params.dimensions,
+            "use_activation": params.use_activation,
+            "prompt_token_ids": prompt_ids,
+        }
+
+    def _log(
+        self,
+        request: EngineCoreRequest,
+        prompt: list[int],
+        emitted: int,
+        why: str,
+        pooling: dict[str, Any] | None = None,
+    ) -> None:
         if self.prompt_log is None:
             return
         line = {
@@ -141,6 +205,7 @@ class ScriptedEngineClient(EngineCoreClient):  # type: ignore[misc]
             "finish": why,
             "time": time.time(),
             "structured_outputs": _structured_outputs(request.sampling_params),
+            "pooling": pooling,
         }
         with open(self.prompt_log, "a", encoding="utf-8") as log:
             log.write(json.dumps(line) + "\n")
@@ -157,10 +222,18 @@ class ScriptedEngineClient(EngineCoreClient):  # type: ignore[misc]
     # ---------------------------------------------------------------------- the rest
 
     async def get_supported_tasks_async(self) -> tuple[str, ...]:
-        return ("generate",)
+        return self.get_supported_tasks()
 
     def get_supported_tasks(self) -> tuple[str, ...]:
-        return ("generate",)
+        """As the model runner answers: ``generate`` for a generating model; for
+        ``--runner pooling``, the tasks of the pooler vLLM's adapter gives a converted model
+        (``DispatchPooler.for_embedding`` / ``for_seq_cls``)."""
+        config = self.vllm_config.model_config
+        if config.runner_type != "pooling":
+            return ("generate",)
+        if config.convert_type == "classify":
+            return ("token_classify", "classify")
+        return ("token_embed", "embed")
 
     def dp_engines_running(self) -> bool:
         return False

@@ -40,6 +40,10 @@ class EngineRecord(ReceivedRequest):
     structured_outputs: dict[str, Any] | None = None
     """The request's structured output constraint as the engine got it (``json``: the schema,
     ``backend``: the grammar backend vLLM validated it with), ``None`` without one."""
+    pooling: dict[str, Any] | None = None
+    """For a pooling request (embeddings, score, rerank): the ``task``, the ``dimensions`` and
+    ``use_activation`` vLLM's front end set, and the ``prompt_token_ids`` the vector was
+    pooled from (``rigs/pooled_vectors.py`` gives the vector); ``None`` for generation."""
 
 
 class VllmServer(ScriptedServer[EngineRecord]):
@@ -88,4 +92,5 @@ class VllmServer(ScriptedServer[EngineRecord]):
             output_tokens=entry["output_tokens"],
             finish=entry["finish"],
             structured_outputs=entry.get("structured_outputs"),
+            pooling=entry.get("pooling"),
         )

@@ -72,6 +72,12 @@ _ROWS: Final[tuple[tuple[re.Pattern[str], _ErrorClass, str, str | None], ...]] =
         "SGLang with `--is-embedding`",
         None,
     ),
+    (  # SGLang 0.5.23, a chat model (400, its message at the top level of the body)
+        re.compile(r"does not appear to be an embedding model", re.IGNORECASE),
+        EmbeddingsUnavailableError,
+        "restart SGLang with `--is-embedding` and an embedding model",
+        None,
+    ),
     (
         re.compile(r"does not support matryoshka", re.IGNORECASE),
         EmbeddingsUnavailableError,

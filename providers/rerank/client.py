@@ -139,8 +139,15 @@ class OpenAiCompatibleRerankClient(HttpClientBase):
         self, answer: RerankAnswer, texts: list[str], top_n: int | None, payload: Any
     ) -> RerankResult:
         """The checked scores as one ``RerankResult``: normalised if asked, sorted by score
-        (ties in the documents' order), cut to ``top_n`` where the server ignored it."""
-        sigmoid = self.normalize == "sigmoid" and self.score_kind != "probability"
+        (ties in the documents' order), cut to ``top_n`` where the server ignored it.
+
+        A row's ``probability`` is the usual model's (vLLM's cross-encoders end in a sigmoid);
+        a score outside [0, 1] shows another kind of model (vLLM reranks with an embedding model
+        too, by cosine), so that answer's kind is ``unknown``, never a wrong ``probability``."""
+        kind = self.score_kind
+        if kind == "probability" and any(not 0.0 <= s <= 1.0 for _, s in answer.scores):
+            kind = "unknown"
+        sigmoid = self.normalize == "sigmoid" and kind != "probability"
         ranked = sorted(answer.scores, key=lambda pair: (-pair[1], pair[0]))
         if answer.top_n_applied_here and top_n is not None:
             ranked = ranked[:top_n]
@@ -150,7 +157,7 @@ class OpenAiCompatibleRerankClient(HttpClientBase):
         ]
         result = RerankResult(
             documents,
-            score_kind="probability" if sigmoid else self.score_kind,
+            score_kind="probability" if sigmoid else kind,
             normalized="sigmoid" if sigmoid else None,
             usage=answer.usage,
             model_id=answer.model_id,

@@ -51,13 +51,6 @@ async def test_a_chat_model_is_an_invalid_request(sglang_plain: SglangServer) ->
     assert WORDING in str(caught.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "providers/embeddings/error_answers.py has no row for SGLang's wording ('does not "
-        "appear to be an embedding model … add `--is-embedding`'): a plain InvalidRequestError"
-    ),
-)
 async def test_a_chat_model_is_embeddings_unavailable(sglang_plain: SglangServer) -> None:
     async with OpenAiCompatibleEmbeddingGenerator(
         sglang_plain.base_url, sglang_plain.model_id, backend="sglang"

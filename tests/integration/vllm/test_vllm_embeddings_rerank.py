@@ -72,7 +72,7 @@ async def test_rerank_orders_by_the_servers_scores(
         assert doc.score == pytest.approx(scores[doc.index], abs=1e-5)
         assert doc.document == DOCUMENTS[doc.index]
     assert order[0] == 1, "the document sharing the query's tokens must come first"
-    assert min(scores) < 0, "a bi-encoder's cosine can be negative (the xfail below rests on it)"
+    assert min(scores) < 0, "a bi-encoder's cosine can be negative (the kind test below rests on it)"
 
 
 async def test_score_route_gives_the_same_scores(vllm_embed: VllmServer) -> None:
@@ -86,14 +86,6 @@ async def test_score_route_gives_the_same_scores(vllm_embed: VllmServer) -> None
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "providers/rerank/routes.py gives vLLM's rows score_kind='probability', but vLLM 0.33 "
-        "also reranks with an embedding model (bi-encoder: cosine similarity, negative for "
-        "unrelated texts); the kind is the model's, not the backend's"
-    ),
-)
 async def test_a_bi_encoder_score_is_not_called_a_probability(vllm_embed: VllmServer) -> None:
     """An embedding model's rerank scores are cosines in [-1, 1]: a result that says
     ``probability`` while holding a negative score misleads a caller that thresholds at 0.5."""

@@ -51,16 +51,53 @@ __all__ = [
 
 EmbedFn = Callable[[list[str]], Awaitable[Any]]
 _WORDS = (
-    "agent memory holds passages retrieved for a question about the weather, the schedule, "
-    "a recipe or an invoice; each passage is embedded once, stored with its vector and "
-    "compared by cosine similarity when the next question arrives from the user"
-).split()
+    "agent",
+    "memory",
+    "holds",
+    "passages",
+    "retrieved",
+    "for",
+    "a",
+    "question",
+    "about",
+    "the",
+    "weather",
+    "the",
+    "schedule",
+    "a",
+    "recipe",
+    "or",
+    "an",
+    "invoice",
+    "each",
+    "passage",
+    "is",
+    "embedded",
+    "once",
+    "stored",
+    "with",
+    "its",
+    "vector",
+    "and",
+    "compared",
+    "by",
+    "cosine",
+    "similarity",
+    "when",
+    "the",
+    "next",
+    "question",
+    "arrives",
+    "from",
+    "the",
+    "user",
+)
 
 
 def texts_for(count: int, seed: int = 36) -> list[str]:
-    """``count`` distinct texts of about 40 tokens (32 words and their punctuation)."""
+    """``count`` distinct texts of about 40 tokens (38 words and a full stop)."""
     rng = random.Random(seed)
-    return [f"passage {i}: " + " ".join(rng.choices(_WORDS, k=30)) + "." for i in range(count)]
+    return [f"passage {i}: " + " ".join(rng.choices(_WORDS, k=36)) + "." for i in range(count)]
 
 
 @dataclass(frozen=True)
@@ -87,9 +124,6 @@ def _generator_opener(
         if form is not None:
             options["encoding_format"] = form
         if pipeline:
-            from benchmarks.clients import silence_library_logs
-
-            silence_library_logs()  # (its telemetry layer logs one event per call)
             generator = create_embedding_generator(f"{base}/v1", MODEL_ID, **options)
         else:
             generator = OpenAiCompatibleEmbeddingGenerator(f"{base}/v1", MODEL_ID, **options)
@@ -233,6 +267,7 @@ def _peak_kib(reset: bool) -> tuple[int, str]:
 async def measure(
     client: EmbeddingClient,
     base: str,
+    *,
     count: int,
     batch: int,
     dimensions: int,
@@ -315,12 +350,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cpu", type=int, default=None)
     parser.add_argument("--profile", choices=("cpu", "memory"), default=None)
     args = parser.parse_args(argv)
+    from benchmarks.clients import silence_library_logs
     from benchmarks.sse_server import pin_to_cpu
 
     pin_to_cpu(args.cpu)
+    silence_library_logs()  # (the pipeline's telemetry layer logs one event per call)
     result = asyncio.run(
         measure(
-            CLIENTS[args.client], args.base, args.count, args.batch, args.dimensions, args.profile
+            CLIENTS[args.client],
+            args.base,
+            count=args.count,
+            batch=args.batch,
+            dimensions=args.dimensions,
+            profile=args.profile,
         )
     )
     sys.stdout.write(json.dumps(result) + "\n")

@@ -207,9 +207,10 @@ class BackendProfile:
     embedding_encoding: EmbeddingEncoding = "float"
     """The ``encoding_format`` asked for. Answers are read by their shape whatever was asked,
     so this only chooses the cheaper form where the server is known to honour it: llama.cpp
-    (PR #10967, Dec 2024), vLLM, Ollama and OpenAI answer ``base64``. Default ``float``, which
-    every server accepts: old vLLM refused ``base64`` with a 400, LM Studio and SGLang ignore
-    the field and send floats anyway."""
+    (PR #10967, Dec 2024), vLLM, SGLang (0.5.23's ``serving_embedding.py`` writes little-endian
+    float32 for it), Ollama and OpenAI answer ``base64``. Default ``float``, which every server
+    accepts: old vLLM refused ``base64`` with a 400, LM Studio ignores the field and sends
+    floats anyway."""
 
     embedding_batch_limit: int | None = None
     """Most inputs one ``/v1/embeddings`` request may carry (OpenAI: 2048); longer lists are
@@ -284,6 +285,7 @@ PROFILES: dict[str, BackendProfile] = {
             constraint_keys=(("regex", "regex"), ("grammar:ebnf", "ebnf")),
             probes=("model_info", "server_info"),
             timings="sglang",
+            embedding_encoding="base64",
         ),
         BackendProfile(
             Backend.OLLAMA,

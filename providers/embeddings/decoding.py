@@ -1,8 +1,8 @@
 """One ``/v1/embeddings`` answer read into ``Embedding``s, in the order of the values sent.
 
 Each vector is read by the shape it arrives in, whatever ``encoding_format`` asked for: a JSON
-list of numbers, or a base64 string of little-endian float32 bytes (LM Studio and SGLang send
-floats when asked for base64; a server could do the reverse). Nothing a server sends is taken
+list of numbers, or a base64 string of little-endian float32 bytes (LM Studio sends floats
+when asked for base64; a server could do the reverse). Nothing a server sends is taken
 on trust, and nothing is dropped or reordered to paper over it; each of these is an
 ``EmbeddingResponseError`` naming the server, with what was read in ``partial``:
 

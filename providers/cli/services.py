@@ -38,6 +38,8 @@ async def _embeddings(
 ) -> dict[str, Any]:
     # deferred: only probe and check ask, and each service loads its own client
     from providers.abstractions.embedding_errors import EmbeddingsUnavailableError
+
+    # deferred: as above, the embeddings client
     from providers.embeddings import OpenAiCompatibleEmbeddingGenerator
 
     generator = OpenAiCompatibleEmbeddingGenerator(

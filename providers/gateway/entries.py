@@ -103,6 +103,8 @@ class GatewayEntries:
         if endpoint is None:
             # deferred: the embeddings pipeline loads only for a gateway asked for vectors
             from providers.config.clients import create_embedding_generator
+
+            # deferred: as above, its endpoint
             from providers.integrations._embeddings_endpoint import EmbeddingsEndpoint
 
             kwargs = {"telemetry": False, **self._kwargs}

@@ -75,7 +75,13 @@ def test_every_field_of_every_row_is_set(name: str) -> None:
 
 def test_base64_is_asked_only_of_the_servers_known_to_honour_it() -> None:
     asking = {name for name, row in PROFILES.items() if row.embedding_encoding == "base64"}
-    assert asking == {Backend.LLAMACPP, Backend.VLLM, Backend.OLLAMA, Backend.OPENAI}
+    assert asking == {
+        Backend.LLAMACPP,
+        Backend.VLLM,
+        Backend.SGLANG,
+        Backend.OLLAMA,
+        Backend.OPENAI,
+    }
     assert PROFILES[Backend.GENERIC].embedding_encoding == "float"  # every server takes it
 
 

@@ -72,7 +72,7 @@ async def test_rerank_orders_by_the_servers_scores(
         assert doc.score == pytest.approx(scores[doc.index], abs=1e-5)
         assert doc.document == DOCUMENTS[doc.index]
     assert order[0] == 1, "the document sharing the query's tokens must come first"
-    assert min(scores) < 0, "a bi-encoder's cosine can be negative (the kind test below rests on it)"
+    assert min(scores) < 0, "a bi-encoder's cosine can go negative (the kind test relies on it)"
 
 
 async def test_score_route_gives_the_same_scores(vllm_embed: VllmServer) -> None:

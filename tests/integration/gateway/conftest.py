@@ -26,6 +26,7 @@ from tests.integration.gateway.harness import BackgroundLoop
 from tests.integration.rigs.venvs import rig_cache_dir
 
 # The scripted vLLM server of the vLLM suite, from the session's pool (shared with that suite).
+from tests.integration.sglang.conftest import sglang_plain  # noqa: F401
 from tests.integration.vllm.conftest import vllm_qwen3_hermes  # noqa: F401
 
 NODE_DIR = Path(__file__).resolve().parent / "node"

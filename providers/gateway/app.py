@@ -35,7 +35,6 @@ from providers.gateway.asgi_io import (
     Receive,
     Scope,
     Send,
-    error_answer,
     json_answer,
     read_body,
     send_answer,
@@ -45,7 +44,7 @@ from providers.gateway.entries import GatewayEntries
 from providers.gateway.inbound_keys import InboundKeys
 from providers.gateway.metrics import GatewayMetrics
 from providers.gateway.request_checks import invalid
-from providers.integrations._chat_endpoint import EndpointAnswer
+from providers.integrations._chat_endpoint import EndpointAnswer, error_answer
 
 __all__ = ["GatewayApp"]
 
@@ -136,11 +135,12 @@ class GatewayApp:
             return
         except ProviderError as error:
             self.metrics.refused(record["model"] or "", type(error).__name__)
-            answer = error_answer(error, *_retry_after(error))
+            answer = error_answer(error, retries=False)
         except Exception as exc:  # a bug of ours: still OpenAI's shape, never a traceback
             _LOG.warning(GATEWAY_ANSWER_FAILED, error_type=type(exc).__name__, path=_path(scope))
             self.metrics.refused(record["model"] or "", type(exc).__name__)
-            answer = error_answer(ProviderError("the gateway could not answer this request"))
+            failure = ProviderError("the gateway could not answer this request")
+            answer = error_answer(failure, retries=False)
         record["status"] = answer.status
         record["streamed"] = not isinstance(answer.body, bytes)
         try:
@@ -250,12 +250,6 @@ def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
         if key == name:
             return value
     return None
-
-
-def _retry_after(error: ProviderError) -> tuple[tuple[str, str], ...]:
-    if error.retry_after is None:
-        return ()
-    return (("retry-after", str(max(1, round(error.retry_after)))),)
 
 
 def _overloaded(seconds: int) -> ProviderError:

@@ -15,15 +15,14 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, MutableMapping
 from typing import Any
 
-from providers.abstractions.errors import InvalidRequestError, ProviderError
-from providers.integrations._chat_endpoint import EndpointAnswer, error_envelope, error_status
+from providers.abstractions.errors import InvalidRequestError
+from providers.integrations._chat_endpoint import EndpointAnswer
 
 __all__ = [
     "Receive",
     "RequestTooLarge",
     "Scope",
     "Send",
-    "error_answer",
     "json_answer",
     "read_body",
     "send_answer",
@@ -77,12 +76,6 @@ def _too_large(limit: int) -> RequestTooLarge:
 
 def json_answer(status: int, body: Any, *headers: tuple[str, str]) -> EndpointAnswer:
     return EndpointAnswer(status, [_JSON, *headers], json.dumps(body).encode())
-
-
-def error_answer(error: ProviderError, *headers: tuple[str, str]) -> EndpointAnswer:
-    """OpenAI's error envelope with the status the typed error stands for."""
-    status = error_status(error)
-    return json_answer(status, error_envelope(error, status), *headers)
 
 
 async def send_answer(send: Send, answer: EndpointAnswer) -> int:

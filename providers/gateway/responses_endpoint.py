@@ -32,7 +32,7 @@ from providers.gateway.responses_writing import Frame, OutputWriter
 from providers.integrations._chat_endpoint import (
     EndpointAnswer,
     EventStream,
-    error_envelope,
+    error_answer,
     error_status,
 )
 from providers.integrations._sdk_headers import forwarded_headers
@@ -89,13 +89,7 @@ class ResponsesEndpoint:
         )
 
     def _error(self, error: ProviderError) -> EndpointAnswer:
-        status = error_status(error)
-        headers = [_JSON]
-        if self._retries:
-            headers.append(("x-should-retry", "false"))
-        if error.retry_after is not None:
-            headers.append(("retry-after", str(max(0, round(error.retry_after)))))
-        return EndpointAnswer(status, headers, json.dumps(error_envelope(error, status)).encode())
+        return error_answer(error, retries=self._retries)
 
 
 async def _events(

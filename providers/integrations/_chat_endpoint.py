@@ -66,7 +66,13 @@ from providers.abstractions.usage import UsageDetails
 from providers.integrations._sdk_headers import forwarded_headers
 from providers.layers.retry import RetryingChatClient
 
-__all__ = ["ChatCompletionsEndpoint", "EndpointAnswer", "EventStream", "error_status"]
+__all__ = [
+    "ChatCompletionsEndpoint",
+    "EndpointAnswer",
+    "EventStream",
+    "error_answer",
+    "error_status",
+]
 
 _JSON = ("content-type", "application/json")
 _OURS = frozenset(
@@ -235,13 +241,22 @@ class ChatCompletionsEndpoint:
         return EndpointAnswer(200, headers, EventStream(events, updates))
 
     def _error(self, error: ProviderError) -> EndpointAnswer:
-        status = error_status(error)
-        headers = [_JSON]
-        if self._retries:
-            headers.append(("x-should-retry", "false"))
-        if error.retry_after is not None:
-            headers.append(("retry-after", str(max(0, round(error.retry_after)))))
-        return EndpointAnswer(status, headers, json.dumps(error_envelope(error, status)).encode())
+        return error_answer(error, retries=self._retries)
+
+
+def error_answer(
+    error: ProviderError, *, retries: bool, status: int | None = None
+) -> EndpointAnswer:
+    """``error`` as an OpenAI error answer: its status (``error_status`` unless given), the
+    envelope, ``Retry-After`` when the error has one, and ``x-should-retry: false`` when the
+    pipeline retries on its own (the SDK would otherwise repeat what was already retried)."""
+    status = error_status(error) if status is None else status
+    headers = [_JSON]
+    if retries:
+        headers.append(("x-should-retry", "false"))
+    if error.retry_after is not None:
+        headers.append(("retry-after", str(max(0, round(error.retry_after)))))
+    return EndpointAnswer(status, headers, json.dumps(error_envelope(error, status)).encode())
 
 
 class EventStream:

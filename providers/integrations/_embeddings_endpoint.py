@@ -34,7 +34,7 @@ from providers.abstractions.embeddings import (
 )
 from providers.abstractions.errors import ConfigurationError, InvalidRequestError, ProviderError
 from providers.abstractions.usage import UsageDetails
-from providers.integrations._chat_endpoint import EndpointAnswer, error_envelope, error_status
+from providers.integrations._chat_endpoint import EndpointAnswer, error_answer, error_status
 from providers.layers.embedding_retry import RetryingEmbeddingGenerator
 from telemetry.embeddings import described
 
@@ -104,13 +104,7 @@ class EmbeddingsEndpoint:
     def _error(
         self, error: ProviderError, options: EmbeddingGenerationOptions | None = None
     ) -> EndpointAnswer:
-        status = _status(error, options)
-        headers = [_JSON]
-        if self._retries:
-            headers.append(("x-should-retry", "false"))
-        if error.retry_after is not None:
-            headers.append(("retry-after", str(max(0, round(error.retry_after)))))
-        return EndpointAnswer(status, headers, json.dumps(error_envelope(error, status)).encode())
+        return error_answer(error, retries=self._retries, status=_status(error, options))
 
 
 def openai_answer(generated: GeneratedEmbeddings, encoding: str, model: str) -> dict[str, Any]:

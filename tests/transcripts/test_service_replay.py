@@ -14,6 +14,7 @@ import pytest
 from providers.abstractions.contents import TextContent
 from providers.abstractions.errors import ProviderError
 from providers.abstractions.messages import ChatMessage
+from providers.abstractions.open_values import ChatRole
 from providers.chat_completions.client import OpenAiCompatibleChatClient
 from providers.embeddings import OpenAiCompatibleEmbeddingGenerator
 from providers.replay.embedding_transcripts import iter_embedding_transcripts
@@ -74,7 +75,7 @@ def _messages(request: dict[str, Any]) -> Any:
         return request["messages"][-1]["content"]
     prompts = request["prompt"]
     if isinstance(prompts, list):
-        return [ChatMessage(role="user", contents=[TextContent(text)]) for text in prompts]
+        return [ChatMessage(role=ChatRole.USER, contents=[TextContent(text)]) for text in prompts]
     return prompts
 
 

@@ -94,13 +94,6 @@ async def _server_count(
             raise _bad(backend, f"{route.template_path} answered without a prompt", text)
         answer, text = await _post(client, route.path, {route.text_field: prompt, **constant})
         source = f"{backend}:{route.template_path}+{route.path}"
-    else:
-        texts = prompt_texts(body)
-        request = {"model": body["model"]} if "model" in body else {}
-        answer, text = await _post(
-            client, route.path, {**request, route.text_field: texts, **constant}
-        )
-        return TokenCount(_summed(answer, len(texts), backend, text), None, route.exact, source)
     count = _count_of(answer, backend, text)
     window = _window_of(answer) if route.reports_context else None
     return TokenCount(count, window, route.exact, source)
@@ -116,20 +109,6 @@ def _count_of(answer: Any, backend: str, text: str) -> int:
         if count is None and isinstance(tokens, list):
             return len(tokens)
     raise _bad(backend, "the tokenize answer has no token count", text)
-
-
-def _summed(answer: Any, expected: int, backend: str, text: str) -> int:
-    """SGLang's ``count`` for a list of texts: one count each, in order."""
-    counts = answer.get("count") if isinstance(answer, dict) else None
-    if type(counts) is int and expected == 1:
-        counts = [counts]
-    if (
-        not isinstance(counts, list)
-        or len(counts) != expected
-        or not all(type(count) is int and count >= 0 for count in counts)
-    ):
-        raise _bad(backend, f"the tokenize answer has no {expected} token counts", text)
-    return sum(counts)
 
 
 def _window_of(answer: dict[str, Any]) -> int | None:

@@ -9,12 +9,12 @@ From each server's source:
 * llama.cpp (``tools/server``): ``POST /apply-template`` renders a chat body exactly as
   ``/v1/chat/completions`` would (``{prompt}``), and ``POST /tokenize`` cuts ``content`` into
   ``{tokens}``; the chat path adds and parses special tokens, so the count asks for both.
-* SGLang (``serving_tokenize.py``): ``POST /tokenize`` takes ``prompt`` text (a string or a list
-  of strings, ``add_special_tokens``) and answers ``{tokens, count, max_model_len}``, but no
-  messages and no template route: the messages' text (and the tools' JSON) is counted by its
-  tokenizer, one string each, which leaves the template's few tokens per message out (a lower
-  bound, so ``exact=False``). Its ``max_model_len`` is the tokenizer's ``model_max_length``
-  (often a huge placeholder), not the server's context, so it is not read.
+* SGLang 0.5.23 (``serving_tokenize.py``, ``TokenizeRequest`` in ``protocol.py``): ``POST
+  /tokenize`` takes a chat's ``messages`` and ``tools`` too and renders them "as for a chat
+  completion" when ``add_generation_prompt`` is left out (sent, it is refused without a Jinja
+  template), answering ``{tokens, count, max_model_len}``: exact. Its ``max_model_len`` is the
+  tokenizer's ``model_max_length`` when that is a sane number (often a placeholder larger than
+  the server's context), so it is not read as the window.
 
 Any other backend has no tokenizer route we know: its count is an estimate, marked as such.
 """
@@ -28,9 +28,9 @@ from providers.backends import Backend
 
 __all__ = ["CHAT_KEYS", "TOKENIZE_ROUTES", "TokenizeForm", "TokenizeRoute", "tokenize_route_for"]
 
-TokenizeForm = Literal["chat", "template", "texts"]
+TokenizeForm = Literal["chat", "template"]
 """``chat``: the chat's messages go to ``path``; ``template``: they go to ``template_path``,
-whose ``prompt`` goes to ``path`` as text; ``texts``: each message's text goes to ``path``."""
+whose ``prompt`` goes to ``path`` as text."""
 
 
 @value_class(frozen=True)
@@ -42,7 +42,7 @@ class TokenizeRoute:
     """Below the server's root (``Endpoint.server_path``)."""
     template_path: str | None = None
     text_field: str = "prompt"
-    """The key of the text (``template``, ``texts``)."""
+    """The key of the rendered prompt (``template``)."""
     constant_fields: tuple[tuple[str, object], ...] = ()
     """Keys every tokenize request carries."""
     reports_context: bool = False
@@ -67,9 +67,7 @@ TOKENIZE_ROUTES: dict[str, TokenizeRoute] = {
         text_field="content",
         constant_fields=(("add_special", True), ("parse_special", True)),
     ),
-    Backend.SGLANG: TokenizeRoute(
-        "texts", "/tokenize", constant_fields=(("add_special_tokens", False),), exact=False
-    ),
+    Backend.SGLANG: TokenizeRoute("chat", "/tokenize"),
 }
 """One row per backend with a tokenizer route; any other backend's count is an estimate."""
 

@@ -79,19 +79,16 @@ async def test_llamacpp_renders_the_template_then_counts_the_prompt() -> None:
 
 
 @respx.mock
-async def test_sglang_counts_each_text_by_its_tokenizer_not_exact() -> None:
+async def test_sglang_renders_the_chat_as_for_a_completion() -> None:
     seen: list[Any] = []
-    answer = {"tokens": [[1], [2]], "count": [3, 6], "max_model_len": 10**30}
+    answer = {"tokens": list(range(9)), "count": 9, "max_model_len": 10**30}
     respx.post(f"{HOST}/tokenize").mock(side_effect=recording(answer, seen))
     async with client("sglang") as chat:
         count = await chat.count_tokens(MESSAGES[1:])
     # the tokenizer's model_max_length is not the server's window: not read
-    assert count == TokenCount(9, None, False, "sglang:/tokenize")
-    assert seen[0] == {
-        "model": "m",
-        "prompt": ["Answer in English.", "How many tokens is this?"],
-        "add_special_tokens": False,
-    }
+    assert count == TokenCount(9, None, True, "sglang:/tokenize")
+    assert seen[0]["messages"][0] == {"role": "system", "content": "Answer in English."}
+    assert "add_generation_prompt" not in seen[0]  # refused without a Jinja template
 
 
 async def test_a_server_without_a_tokenizer_route_gets_a_marked_estimate() -> None:

@@ -57,8 +57,14 @@ def test_the_honours_table_is_printed(
     out = capsys.readouterr().out
     lines = out.splitlines()
     start = next(n for n, line in enumerate(lines) if line.startswith("options (model family"))
-    section = [re.split(r"\s{2,}", line.strip()) for line in lines[start + 1 :]]
+    end = lines.index("services:")
+    section = [re.split(r"\s{2,}", line.strip()) for line in lines[start + 1 : end]]
     assert [cells[0] for cells in section] == [name for name, _ in HONOURS_PROBES]
+    # a chat server: it tokenizes, and says how to start it for embeddings and rerank
+    embeddings, rerank, tokenize = lines[end + 1 :]
+    assert embeddings.startswith("  embeddings: no (") and "--embeddings" in embeddings
+    assert rerank.startswith("  rerank: no (") and "--reranking" in rerank
+    assert tokenize == "  tokenize: yes (source llamacpp:/apply-template+/tokenize)"
     assert all(cells[1] in SHOWN and cells[2] in ("probed", "table") for cells in section)
     with capsys.disabled():
         print("\n" + "\n".join(lines[start:]))

@@ -6,7 +6,7 @@ One loopback backend (``gateway_backend``, paced like a decoding server) serves 
 **direct** (client → backend), **gateway** (client → ``oaicompat serve`` → backend) and
 **litellm** (client → ``litellm`` proxy → backend, skipped with a message when no executable is
 found: ``--litellm``, ``$OAICOMPAT_BENCH_LITELLM``, ``litellm`` on PATH,
-``/work/venv-litellm/bin/litellm``). Both proxies stay up for the whole run.
+the README's ``.venv-litellm/bin/litellm``). Both proxies stay up for the whole run.
 
 1. Warm-up: a few concurrent full streams through each target (code paths, pools).
 2. Idle probes: ``--probes`` short streams per target, one at a time, targets interleaved:

@@ -48,21 +48,22 @@ API_KEY = "sk-oaicompat-bench-0123456789abcdef0123456789abcdef"
 """The inbound key both proxies accept (a loopback benchmark's, not a secret)."""
 API_KEY_ENV = "OAICOMPAT_BENCH_KEYS"
 LITELLM_ENV = "OAICOMPAT_BENCH_LITELLM"
-_VENV_LITELLM = Path("/work/venv-litellm/bin/litellm")
 _ROOT = Path(__file__).resolve().parent.parent
+_VENVS_LITELLM = (_ROOT / ".venv-litellm/bin/litellm", Path("/work/venv-litellm/bin/litellm"))
 _START_SECONDS = 120.0
 
 
 def find_litellm(given: str | None = None) -> str | None:
     """The ``litellm`` executable: ``given``, else ``$OAICOMPAT_BENCH_LITELLM``, else
-    ``litellm`` on PATH, else ``/work/venv-litellm/bin/litellm``; ``None`` when none exists."""
+    ``litellm`` on PATH, else the README's ``.venv-litellm`` (or ``/work/venv-litellm``, where
+    it was measured); ``None`` when none exists."""
     for candidate in (given, os.environ.get(LITELLM_ENV)):
         if candidate:
             return candidate if Path(candidate).is_file() else shutil.which(candidate)
     found = shutil.which("litellm")
     if found:
         return found
-    return str(_VENV_LITELLM) if _VENV_LITELLM.is_file() else None
+    return next((str(path) for path in _VENVS_LITELLM if path.is_file()), None)
 
 
 def free_port() -> int:

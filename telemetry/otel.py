@@ -32,10 +32,28 @@ from telemetry.observing import ObservingChatClient
 from telemetry.recorder import RequestRecord, RequestRecorder
 
 if TYPE_CHECKING:
-    from opentelemetry.metrics import MeterProvider
-    from opentelemetry.trace import Span, TracerProvider
+    from types import ModuleType
 
-__all__ = ["OTEL_MISSING", "OpenTelemetryChatClient"]
+    from opentelemetry.metrics import Meter, MeterProvider
+    from opentelemetry.trace import Span, Tracer, TracerProvider
+
+__all__ = ["OTEL_MISSING", "OpenTelemetryChatClient", "instruments"]
+
+
+def instruments(
+    tracer_provider: TracerProvider | None, meter_provider: MeterProvider | None
+) -> tuple[ModuleType, Tracer, Meter]:
+    """``opentelemetry.trace``, this library's tracer and its meter (the global providers
+    unless given), or the ``otel`` extra named in an ``ImportError``: every OTel layer's
+    start."""
+    try:
+        # deferred: the `otel` extra, needed only once an OTel layer is made
+        from opentelemetry import metrics, trace
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        raise ImportError(OTEL_MISSING) from exc
+    tracer = trace.get_tracer(INSTRUMENTATION_NAME, tracer_provider=tracer_provider)
+    return trace, tracer, metrics.get_meter(INSTRUMENTATION_NAME, meter_provider=meter_provider)
+
 
 OTEL_MISSING: Final = (
     "OpenTelemetryChatClient needs OpenTelemetry: install the `otel` extra "
@@ -92,15 +110,8 @@ class OpenTelemetryChatClient(ObservingChatClient):
         meter_provider: MeterProvider | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        try:
-            # deferred: the `otel` extra, needed only once such a client is made
-            from opentelemetry import metrics, trace
-        except ImportError as exc:  # pragma: no cover - exercised without the extra
-            raise ImportError(OTEL_MISSING) from exc
+        self._trace, self._tracer, meter = instruments(tracer_provider, meter_provider)
         super().__init__(inner, backend=backend, extractor=extractor, clock=clock)
-        self._trace = trace
-        self._tracer = trace.get_tracer(INSTRUMENTATION_NAME, tracer_provider=tracer_provider)
-        meter = metrics.get_meter(INSTRUMENTATION_NAME, meter_provider=meter_provider)
         self._token_usage = meter.create_histogram(
             TOKEN_USAGE,
             unit="{token}",
@@ -142,9 +153,10 @@ class OpenTelemetryChatClient(ObservingChatClient):
         # Current only while the request is sent (an httpx span nests under it), never across
         # the stream's yields, where it would leak into the caller's context.
         # Exceptions are reported by `_end` (class name only), not recorded with their message.
-        return self._trace.use_span(
+        current: AbstractContextManager[Any] = self._trace.use_span(
             state, end_on_exit=False, record_exception=False, set_status_on_exception=False
         )
+        return current
 
     def _end(
         self, state: Span, record: RequestRecord, target: ChatResponse | ChatResponseUpdate | None

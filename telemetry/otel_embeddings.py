@@ -29,16 +29,15 @@ from telemetry.embeddings import EmbeddingRecord, described, embedding_record
 from telemetry.otel import (
     ERROR_TYPE,
     INPUT_TOKENS,
-    INSTRUMENTATION_NAME,
     OPERATION_DURATION,
     OPERATION_NAME,
-    OTEL_MISSING,
     PROVIDER_NAME,
     REQUEST_MODEL,
     RESPONSE_MODEL,
     SYSTEM,
     TOKEN_TYPE,
     TOKEN_USAGE,
+    instruments,
 )
 
 if TYPE_CHECKING:
@@ -66,16 +65,9 @@ class OpenTelemetryEmbeddingGenerator(DelegatingEmbeddingGenerator):
         meter_provider: MeterProvider | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        try:
-            # deferred: the `otel` extra, needed only once such a generator is made
-            from opentelemetry import metrics, trace
-        except ImportError as exc:  # pragma: no cover - exercised without the extra
-            raise ImportError(OTEL_MISSING) from exc
+        self._trace, self._tracer, meter = instruments(tracer_provider, meter_provider)
         super().__init__(inner)
         self.backend, self.model_id = described(inner, backend)
-        self._trace = trace
-        self._tracer = trace.get_tracer(INSTRUMENTATION_NAME, tracer_provider=tracer_provider)
-        meter = metrics.get_meter(INSTRUMENTATION_NAME, meter_provider=meter_provider)
         self._duration = meter.create_histogram(
             OPERATION_DURATION,
             unit="s",

@@ -251,6 +251,15 @@ class ChatResponseUpdate:
         self.plain_text = None
         return text
 
+    def replace_text(self, text: str) -> None:
+        """A plain update's text replaced by ``text`` (``""``: no content), the update staying
+        plain: for a layer that moves whitespace at a block's edge (text recovery), at the cost
+        of a string. The event keeps the text it was written from, as ``_fold`` keeps it."""
+        if self._contents is not None:
+            raise ValueError("replace_text: the update is not plain (set contents instead)")
+        self._fold()
+        self.plain_text = text
+
     def make_plain(self) -> None:
         """Back to the plain form if the update is one again (one text of the head's kind and
         nothing else, or nothing at all): for a layer that replaced the contents (text recovery

@@ -8,8 +8,8 @@ Writing a new one: docs/extending.md, "A new layer".
 * ``retry``: ``RetryPolicy`` and ``RetryingChatClient`` (a stream only until output starts);
 * ``fallback``: ``FallbackChatClient``, another backend when the main one fails before
   answering;
-* ``text_recovery`` (with ``choice_recovery`` and ``block_whitespace``): tool calls and
-  ``<think>`` tags left in text become structured contents;
+* ``text_recovery`` (with ``choice_recovery``, ``choice_stages`` and ``block_whitespace``): tool
+  calls and ``<think>`` tags left in text become structured contents;
 * ``extra_body``: configured body keys on every request, the caller's winning;
 * ``stream_head``: reading a stream's head, which retry and fallback share;
 * ``function_invocation``: ``FunctionInvokingChatClient``, the tool loop that runs the

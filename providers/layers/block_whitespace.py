@@ -64,6 +64,23 @@ class BlockWhitespace:
         does not end in whitespace would now pass ``feed`` unchanged, changing nothing."""
         return self._state == _TEXT and not self._held_text
 
+    def in_text_state(self) -> bool:
+        """Inside ordinary text, whitespace held or not: ``pass_text`` takes a text."""
+        return self._state == _TEXT
+
+    def pass_text(self, text: str) -> str | None:
+        """``feed`` of one ``TextContent`` without its extra fields, as strings: the text it
+        hands on (``""``: nothing yet), or ``None`` outside ordinary text, where ``feed`` is the
+        way. For the text-recovery fast path, which keeps a plain update's text a string."""
+        if self._state != _TEXT:
+            return None
+        held = self._held_text
+        if held:
+            text = held + text
+        body = text.rstrip()
+        self._held_text = text[len(body) :]
+        return body
+
     def in_reasoning(self) -> bool:
         """``in_text`` for reasoning: inside a reasoning block that has emitted already."""
         return self._state == _REASONING and not self._held_reasoning

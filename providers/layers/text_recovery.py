@@ -264,42 +264,35 @@ class _StreamRecovery:
     def edit_run(self, run: list[ChatResponseUpdate]) -> None:
         """``edit`` each update of a run (``update_runs``).
 
-        Hot path: the usual update, one plain text (or server reasoning) that every stage would
-        hand on as it is (``ChoiceRecovery.passes``), is recognised here, inline, and only
-        gathered for the partial response; any other goes through ``edit``."""
+        Hot path: the usual updates, plain texts (or server reasoning) that every stage would
+        hand on as they are, are recognised by the choice's recovery a stretch at a time
+        (``ChoiceRecovery.take_passing``) and only gathered for the partial response; any
+        other goes through ``edit``."""
         texts = self._texts
-        recovery, index, gathered = self._recovery, self._index, self._texts_kind
-        for update in run:
-            text = update.plain_text
-            if text is not None and update.choice_index == index:
-                if not text:
-                    continue  # (plain and empty: a tool-call fragment's update)
-                kind = update.head.kind  # (text or server reasoning, as the gathered run's)
-                if kind is gathered and recovery is not None and recovery.passes(text, kind):
-                    texts.append(text)
-                    if len(texts) == _TEXT_RUN:
-                        self._fold()
-                    continue
-            self.edit(update)  # (which may change all three)
-            recovery, index, gathered = self._recovery, self._index, self._texts_kind
+        position, end = 0, len(run)
+        while position < end:
+            recovery = self._recovery
+            if recovery is not None:
+                position = recovery.take_passing(
+                    run, position, self._index, self._texts_kind, texts
+                )
+                if len(texts) >= _TEXT_RUN:
+                    self._fold()
+                if position == end:
+                    break
+            self.edit(run[position])  # (which may change the recovery, choice and kind)
+            position += 1
         if run:
             self._last = run[-1]
 
     def edit(self, update: ChatResponseUpdate) -> None:
-        """One update that ``edit_run`` did not take inline: server reasoning every stage hands
-        on as it is is only gathered for the partial response; anything else goes through the
-        choice's ``process`` (which has its own guards for plain text)."""
+        """One update that ``edit_run`` did not take inline: a plain one, if it can, stays
+        plain (``_edit_plain``); anything else goes through the choice's ``process``."""
         recovery = self._recovery
         if update.choice_index != self._index or recovery is None:
             recovery = self._choice(update.choice_index)
-        text = update.plain_text  # (a plain update's text, ``response_update``: no list)
-        if (
-            text
-            and update.head.kind is TextReasoningContent
-            and recovery.passes(text, TextReasoningContent)
-        ):
-            self._last = update
-            self._gather(text, TextReasoningContent)
+        text = update.plain_text  # (a plain update's text: no list made)
+        if text and self._edit_plain(update, recovery, text):
             return
         contents = [] if text == "" else update.contents  # ("": plain and empty, no list made)
         try:
@@ -335,6 +328,27 @@ class _StreamRecovery:
         if self._texts:
             self._fold()
         self._partial.add(update)
+
+    def _edit_plain(self, update: ChatResponseUpdate, recovery: ChoiceRecovery, text: str) -> bool:
+        """A plain update (one ``text``, not empty) whose text only the edges stage changes, or
+        server reasoning every stage hands on as it is: edited as a string, so it stays plain,
+        and gathered for the partial response. ``False``: it needs ``process``."""
+        if update.head.kind is TextContent:
+            try:
+                edited = recovery.edit_text(text)
+            except LimitPassed as passed:
+                raise self._failed(passed, update.choice_index) from None
+            if edited is None:
+                return False
+            if edited is not text:
+                update.replace_text(edited)
+            text = edited
+        elif not recovery.passes_reasoning(text):
+            return False
+        self._last = update
+        if text:
+            self._gather(text, update.head.kind)
+        return True
 
     def _gather(self, text: str, kind: TextKind) -> None:
         """Keep a text handed on as it came for the partial response, with the adjacent

@@ -53,6 +53,18 @@ class FenceTracker:
             self._after_run()
         self._state = _REST
 
+    def pass_lines(self, text: str) -> bool:
+        """Take in a text with no fence character, if a line's start or its rest is where it
+        begins: no fence can open or close in it, so only where its last line ends matters (at
+        a line's start after a newline and blanks, else in the rest). ``False``, and nothing
+        taken in, when a fence run is being counted or has just closed."""
+        if self._state in (_RUN, _TAIL):
+            return False
+        end = text.rfind("\n")
+        if end >= 0 or self._state == _START:
+            self._state = _REST if text[end + 1 :].strip(" \t") else _START
+        return True
+
     def skip(self, text: str) -> None:
         """Take in text that is plain whatever the fences say (a marker that was prose)."""
         i = 0

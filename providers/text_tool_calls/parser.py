@@ -155,6 +155,13 @@ class TextToolCallParser:
         what follows is mid-line, where no fence opens."""
         self._scanner.line_begun()
 
+    def pass_lines(self, text: str) -> bool:
+        """Take in a delta the caller did not feed: one free of ``plain_triggers`` but for
+        newlines, and with no backtick or tilde (no fence opens or closes in it); only the line
+        state moves (``at_line_start``). ``False`` when that cannot be vouched for (a fence run
+        at the line's start being counted): then ``feed`` it."""
+        return self._scanner.pass_lines(text)
+
     def held_bytes(self) -> int:
         """How much ``feed`` holds back: a possible marker and an unclosed block (which grows
         until its end marker comes, so a caller bounds it)."""

@@ -125,6 +125,11 @@ class Scanner:
         if self._tracker is None and not self._held:
             self._fences.mid_line()
 
+    def pass_lines(self, text: str) -> bool:
+        if self._tracker is None and not self._held:
+            return self._fences.pass_lines(text)
+        return False
+
     def held_bytes(self) -> int:
         """What ``feed`` holds back: a possible marker, and an open block."""
         return len(self._held) + self._open_bytes

@@ -36,6 +36,14 @@ _TOKENS = st.sampled_from(
         "x",
         "x ",
         "\n",
+        "\n\n",
+        " the\n",
+        "x\n the",
+        "\n  ",
+        "\n x",
+        "a\n`b",
+        " ~\n",
+        "\n<",
         " ",
         "\t",
         "",
@@ -123,10 +131,35 @@ def _run(
     return asyncio.run(collect())
 
 
+_CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+
+
 @pytest.mark.parametrize("options", [OFFERED, None], ids=["tools", "no-tools"])
 @pytest.mark.parametrize("mode", _MODES, ids=str)
 @SETTINGS
 @given(items=st.lists(_UPDATE, max_size=25))
+# A text that ends a line skips the parsers: the fence opened on the next line still quotes.
+@example(
+    items=[
+        ("text", " x\n"),
+        ("text", "```"),
+        ("text", "\n<tool_call>"),
+        ("text", _CALL),
+        ("text", "</tool_call>"),
+    ]
+)
+# A closing fence's run still being counted: the newline after it must close the fence.
+@example(
+    items=[
+        ("text", "```"),
+        ("text", "\n"),
+        ("text", "```"),
+        ("text", "\n x"),
+        ("text", "<tool_call>"),
+        ("text", _CALL),
+        ("text", "</tool_call>"),
+    ]
+)
 def test_fast_path_gives_what_the_full_path_gives(
     mode: tuple[str, str, bool], options: ChatOptions | None, items: list[tuple[str, Any]]
 ) -> None:

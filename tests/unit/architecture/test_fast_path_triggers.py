@@ -1,7 +1,7 @@
 """The text-recovery fast path's trigger characters, held against the registered formats.
 
 Text recovery hands a delta on without running its parsers when the delta holds none of the
-characters that could start a marker (``ChoiceRecovery.passes``). It tests them with four ``in``
+characters that could start a marker (``ChoiceRecovery.take_passing``), with four ``in``
 tests (``recovery_triggers.plain``): with a fifth character there is no fast path at all, and
 every delta of every stream takes the parsers (right answers, several times the cost). In
 ``auto`` mode all four are in use (a newline, ``<``, ``[`` and Kimi's ``◁``), so a new text
@@ -19,6 +19,7 @@ import pytest
 
 from providers.abstractions.contents import TextContent
 from providers.abstractions.options import ToolDeclaration
+from providers.abstractions.response_update import ChatResponseUpdate
 from providers.layers import recovery_triggers
 from providers.layers.choice_recovery import ChoiceRecovery
 from providers.layers.recovery_triggers import AUTO, OFF, fresh_plain
@@ -81,6 +82,13 @@ def test_auto_mode_uses_all_four_characters() -> None:
     assert sorted(fresh_plain(AUTO, AUTO) or ()) == ["\n", "<", "[", "◁"]
 
 
+def passes(recovery: ChoiceRecovery, text: str) -> bool:
+    """Does the fast path hand a plain update of ``text`` on untouched, without the parsers?"""
+    update = ChatResponseUpdate([TextContent(text)])
+    update.make_plain()
+    return recovery.take_passing([update], 0, 0, TextContent, []) == 1
+
+
 def _past_a_line_start(recovery: ChoiceRecovery) -> ChoiceRecovery:
     assert recovery.process([TextContent("Hello")]) == [TextContent("Hello")]
     return recovery
@@ -99,9 +107,14 @@ def test_the_fast_path_never_passes_a_registered_marker(tools_mode: str, marker:
     ``auto_markers`` in ``auto``) is never handed on untouched; ordinary text is."""
     recovery = ChoiceRecovery(AUTO, tools_mode, TOOLS, block_whitespace=True)
     _past_a_line_start(recovery)
-    assert recovery.passes(" sunny", TextContent)
-    assert not recovery.passes(f" see {marker}", TextContent)
-    assert not recovery.passes(f"{marker} x", TextContent)
+    assert passes(recovery, " sunny")
+    assert not passes(recovery, f" see {marker}")
+    assert not passes(recovery, f"{marker} x")
+    # A newline is no marker's start here, and the newline path hands prose across lines on;
+    # never a marker on the next line.
+    assert recovery.edit_text(" sunny\n today") == " sunny\n today"
+    assert recovery.edit_text(f" see\n{marker}") is None
+    assert recovery.edit_text(f"x\n {marker} x") is None
 
 
 class _SectionSign(Hermes):
@@ -133,7 +146,7 @@ def test_a_format_starting_with_a_fifth_character_is_noticed() -> None:
         "(recovery_triggers.plain tests at most 4)"
     ]
     recovery = _past_a_line_start(ChoiceRecovery(AUTO, AUTO, TOOLS, block_whitespace=True))
-    assert not recovery.passes(" sunny", TextContent)  # (the cliff: every delta is parsed)
+    assert not passes(recovery, " sunny")  # (the cliff: every delta is parsed)
 
 
 def test_a_trigger_set_blind_to_a_marker_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,3 +159,16 @@ def test_a_trigger_set_blind_to_a_marker_is_noticed(monkeypatch: pytest.MonkeyPa
     finally:
         monkeypatch.undo()
         _clear_caches()
+
+
+def test_no_marker_starts_a_line_with_a_newline() -> None:
+    """Prose spanning lines skips the parsers when it holds no other trigger (``lines``): the
+    newline is a trigger only for code fences. A marker beginning with a newline would then
+    pass as text, so none may (this fails the day a format needs one)."""
+    starts = {m[0] for fmt in _registry._ALL for m in (*fmt.markers, *fmt.auto_markers)}
+    assert not {char for char in starts if char.isspace()}
+    recovery = ChoiceRecovery(AUTO, AUTO, TOOLS, block_whitespace=True)
+    assert recovery_triggers.lines("<◁", "<[\n") == ("<", "[", "`", "~", "◁")
+    assert recovery_triggers.lines("\n", "<[\n") is None  # (a reasoning trigger: no skip)
+    assert recovery.edit_text("a\nb") == "a\nb"
+    assert recovery.edit_text("a\n```") is None

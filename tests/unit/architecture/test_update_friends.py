@@ -29,6 +29,7 @@ from pathlib import Path
 from providers.abstractions.response_update import ChatResponseUpdate
 from providers.chat_completions.normalize import ChunkNormalizer
 from providers.layers.choice_recovery import ChoiceRecovery
+from providers.layers.choice_stages import ChoiceStages
 from tests.unit.architecture.import_graph import ROOT, module_files
 
 OWN_MODULES = (
@@ -69,6 +70,7 @@ class Sealed:
 SEALED = (
     Sealed(ChatResponseUpdate, FRIENDS, READ_ONLY, constructor_only=True),
     Sealed(ChoiceRecovery, frozenset({"providers.layers.choice_recovery"})),
+    Sealed(ChoiceStages, frozenset({"providers.layers.choice_stages"})),
     Sealed(ChunkNormalizer, frozenset({"providers.chat_completions.normalize"})),
 )
 _OWN = ("self", "cls")
@@ -145,8 +147,9 @@ def test_the_read_only_fields_are_slots_and_the_private_names_are_read_from_the_
     assert set(READ_ONLY) <= set(ChatResponseUpdate.__slots__)
     update_private = SEALED[0].private_names()
     assert {"_contents", "_event", "_rare", "_fold"} <= update_private
-    assert {"_plain", "_line_start", "_edges_in_text"} <= SEALED[1].private_names()
-    assert {"_fingerprint", "_tools", "_normalize"} <= SEALED[2].private_names()
+    assert {"_plain", "_lines", "_edges_in_text"} <= SEALED[1].private_names()
+    assert {"_line_start", "_tools", "_edges"} <= SEALED[2].private_names()
+    assert {"_fingerprint", "_tools", "_normalize"} <= SEALED[3].private_names()
 
 
 _PROBE = """
@@ -186,14 +189,14 @@ def test_a_module_outside_the_friends_is_caught(tmp_path: Path) -> None:
 
 
 def test_a_mutated_copy_of_a_real_layer_is_caught(tmp_path: Path) -> None:
-    """Text recovery as it was before the seal (reading the update's slots in its run loop):
-    one line of that, put back into a copy of today's module, fails the check."""
+    """Text recovery as it was before the seal (reading the update's slots per update): one
+    line of that, put back into a copy of today's module, fails the check."""
     source = (ROOT / "providers/layers/text_recovery.py").read_text(encoding="utf-8")
-    anchor = "        for update in run:\n            text = update.plain_text\n"
+    anchor = "        text = update.plain_text  # (a plain update's text: no list made)\n"
     assert anchor in source
     mutated = tmp_path / "text_recovery.py"
     mutated.write_text(
-        source.replace(anchor, anchor + "            rare = update._rare\n"), encoding="utf-8"
+        source.replace(anchor, anchor + "        rare = update._rare\n"), encoding="utf-8"
     )
     assert violations("providers.layers.text_recovery", source) == []
     found = violations("providers.layers.text_recovery", mutated.read_text(encoding="utf-8"))

@@ -64,23 +64,6 @@ class BlockWhitespace:
         does not end in whitespace would now pass ``feed`` unchanged, changing nothing."""
         return self._state == _TEXT and not self._held_text
 
-    def in_text_state(self) -> bool:
-        """Inside ordinary text, whitespace held or not: ``pass_text`` takes a text."""
-        return self._state == _TEXT
-
-    def pass_text(self, text: str) -> str | None:
-        """``feed`` of one ``TextContent`` without its extra fields, as strings: the text it
-        hands on (``""``: nothing yet), or ``None`` outside ordinary text, where ``feed`` is the
-        way. For the text-recovery fast path, which keeps a plain update's text a string."""
-        if self._state != _TEXT:
-            return None
-        held = self._held_text
-        if held:
-            text = held + text
-        body = text.rstrip()
-        self._held_text = text[len(body) :]
-        return body
-
     def in_reasoning(self) -> bool:
         """``in_text`` for reasoning: inside a reasoning block that has emitted already."""
         return self._state == _REASONING and not self._held_reasoning
@@ -104,19 +87,39 @@ class BlockWhitespace:
             return [TextReasoningContent(reasoning)]
         return []
 
-    def _text(self, content: TextContent, out: list[AIContent]) -> None:
-        text = content.text
+    def pass_text(self, text: str) -> str:
+        """``feed`` of one ``TextContent``, as strings: the text it hands on (``""``: nothing
+        yet). For the text-recovery fast path, which keeps a plain update's text a string."""
         if self._state != _TEXT:
             self._held_reasoning = ""
             text = text.lstrip()
             if not text:
                 self._state = _AFTER_BLOCK
-                return
+                return ""
             self._state = _TEXT
         elif self._held_text:
             text = self._held_text + text
         body = text.rstrip()
         self._held_text = text[len(body) :]
+        return body
+
+    def pass_reasoning(self, text: str) -> str:
+        """``pass_text`` for one ``TextReasoningContent``."""
+        if self._state == _REASONING:
+            text = self._held_reasoning + text
+        else:
+            self._held_text = ""  # whitespace before a block is formatting
+            text = text.lstrip()
+            if not text:
+                self._state = _REASONING_START
+                return ""
+        self._state = _REASONING
+        body = text.rstrip()
+        self._held_reasoning = text[len(body) :]
+        return body
+
+    def _text(self, content: TextContent, out: list[AIContent]) -> None:
+        body = self.pass_text(content.text)
         if body:
             out.append(
                 content
@@ -125,18 +128,7 @@ class BlockWhitespace:
             )
 
     def _reasoning(self, content: TextReasoningContent, out: list[AIContent]) -> None:
-        text = content.text
-        if self._state == _REASONING:
-            text = self._held_reasoning + text
-        else:
-            self._held_text = ""  # whitespace before a block is formatting
-            text = text.lstrip()
-            if not text:
-                self._state = _REASONING_START
-                return
-        self._state = _REASONING
-        body = text.rstrip()
-        self._held_reasoning = text[len(body) :]
+        body = self.pass_reasoning(content.text)
         if body:
             out.append(
                 content

@@ -160,24 +160,33 @@ class ChoiceRecovery(ChoiceStages):
         plain = self._plain
         if plain is None:
             return None
-        in_text = self._edges_in_text
-        edges = self._edges
-        if not in_text and edges is not None and not edges.in_text_state():
-            return None  # (right after a block, or in reasoning: the edges stage decides)
         if free_of(plain, text):
             if self._line_start and not self._begins_line(text):
                 return None
         elif not self._passes_lines(text):
             return None
-        if (in_text and not text[-1].isspace()) or not self._block_whitespace:
+        if (self._edges_in_text and not text[-1].isspace()) or not self._block_whitespace:
             return text
         edges = self._make_edges()
         assert edges is not None
-        edited = edges.pass_text(text)
-        assert edited is not None  # (in ordinary text: checked above)
-        self._edges_in_text = edges.in_text()
-        if self._max_held is not None and edges.held_bytes() > self._max_held:
-            self._within_limits([TextContent(edited)] if edited else [])  # (raises)
+        return self._edged(edges.pass_text(text), TextContent)
+
+    def edit_reasoning(self, text: str) -> str | None:
+        """``edit_text`` for the server's reasoning, which no parser reads once the server has
+        split it (only the edges stage trims it): ``None`` before that, for ``process``."""
+        if not self._server_reasoning:
+            return None
+        if not self._block_whitespace or (self._edges_in_reasoning and not text[-1].isspace()):
+            return text
+        edges = self._make_edges()
+        assert edges is not None
+        return self._edged(edges.pass_reasoning(text), TextReasoningContent)
+
+    def _edged(self, edited: str, kind: TextKind) -> str:
+        """What the edges stage handed on of a text, once its guards and limits are updated."""
+        self._update_edges()
+        if self._max_held is not None and self._held_bytes() > self._max_held:
+            self._within_limits([kind(edited)] if edited else [])  # (raises)
         return edited
 
     def _passes_lines(self, text: str) -> bool:
@@ -231,8 +240,9 @@ class ChoiceRecovery(ChoiceStages):
         a line's start, which a text passes only if it begins the line (``_begins_line``). The
         edges stage's two (``_update_edges``): it holds nothing, in text or in reasoning.
         """
-        if self._fresh:
-            return  # (no parser made yet: the guards of fresh ones, set in __init__, hold)
+        if self._fresh:  # (no parser made yet: the guards of fresh ones, set in __init__, hold)
+            self._update_edges()  # (the edges stage may be made first: for server reasoning)
+            return
         reasoning: str | None = ""  # "": not consulted, None: not idle
         if self._reasoning is not None and not (
             self._server_reasoning and self._reasoning_mode == AUTO

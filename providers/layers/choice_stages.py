@@ -119,7 +119,12 @@ class ChoiceStages:
         self._fresh = False
         begun = not self._line_start
         mode, ends = self._reasoning_mode, self._calls_end
-        self._reasoning = None if mode == OFF else ReasoningParser(mode, calls_end_reasoning=ends)
+        # The server split reasoning before any text came (``_server_split``): the answer
+        # follows, so a format that starts inside reasoning must not start there.
+        starts = False if self._server_reasoning else None
+        self._reasoning = (
+            None if mode == OFF else ReasoningParser(mode, starts, calls_end_reasoning=ends)
+        )
         mode, declared, depth = self._tools_mode, self._tool_declarations, self._max_depth
         # deferred: the tool-call formats, ~10 ms of a first request (-X importtime), for tools
         from providers.text_tool_calls import TextToolCallParser
@@ -171,9 +176,13 @@ class ChoiceStages:
 
     def _process(self, contents: list[AIContent]) -> list[AIContent]:
         if self._fresh:
-            if not any(type(content) in _PARSED for content in contents):
+            kinds = {type(content) for content in contents}
+            if kinds.isdisjoint(_PARSED):
                 return contents  # (usage and the like: every stage hands them on)
-            self._start()
+            if TextContent in kinds:
+                self._start()
+            else:  # (the server's reasoning or calls: no parser reads them, only the edges)
+                self._make_edges()
         out: list[AIContent] = []
         for content in contents:
             kind = type(content)

@@ -330,24 +330,24 @@ class _StreamRecovery:
         self._partial.add(update)
 
     def _edit_plain(self, update: ChatResponseUpdate, recovery: ChoiceRecovery, text: str) -> bool:
-        """A plain update (one ``text``, not empty) whose text only the edges stage changes, or
-        server reasoning every stage hands on as it is: edited as a string, so it stays plain,
-        and gathered for the partial response. ``False``: it needs ``process``."""
-        if update.head.kind is TextContent:
-            try:
+        """A plain update (one ``text``, not empty) that only the edges stage may change: edited
+        as a string, so it stays plain, and gathered. ``False``: it needs ``process``."""
+        kind = update.head.kind
+        try:
+            if kind is TextContent:
                 edited = recovery.edit_text(text)
-            except LimitPassed as passed:
-                raise self._failed(passed, update.choice_index) from None
-            if edited is None:
-                return False
-            if edited is not text:
-                update.replace_text(edited)
-            text = edited
-        elif not recovery.passes_reasoning(text):
+            else:
+                edited = recovery.edit_reasoning(text)
+        except LimitPassed as passed:
+            raise self._failed(passed, update.choice_index) from None
+        if edited is None:
             return False
+        if edited is not text:
+            update.replace_text(edited)
+            text = edited
         self._last = update
         if text:
-            self._gather(text, update.head.kind)
+            self._gather(text, kind)
         return True
 
     def _gather(self, text: str, kind: TextKind) -> None:

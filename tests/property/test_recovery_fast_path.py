@@ -6,6 +6,7 @@ makes it."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -23,8 +24,8 @@ from providers import (
     ToolDeclaration,
 )
 from providers.abstractions.contents import AIContent
+from providers.abstractions.response_update import UpdateHead
 from providers.layers.choice_recovery import ChoiceRecovery
-from tests.unit.scripted_client import ScriptedClient
 
 SETTINGS = settings(max_examples=150, deadline=None)
 
@@ -75,6 +76,8 @@ _TOKENS = st.sampled_from(
 _UPDATE = st.one_of(
     _TOKENS.map(lambda t: ("text", t)),
     _TOKENS.map(lambda t: ("reasoning", t)),
+    _TOKENS.map(lambda t: ("plain text", t)),
+    _TOKENS.map(lambda t: ("plain reasoning", t)),
     st.lists(_TOKENS, min_size=2, max_size=3).map(lambda ts: ("texts", ts)),
 )
 _MODES = [
@@ -89,6 +92,9 @@ _MODES = [
 
 
 def _update(kind: str, value: Any) -> ChatResponseUpdate:
+    if kind.startswith("plain "):  # (as the wire client makes them: no contents list)
+        text_kind = TextContent if kind == "plain text" else TextReasoningContent
+        return ChatResponseUpdate.of_text(value, UpdateHead(None, None, None, text_kind), 0, None)
     if kind == "text":
         return ChatResponseUpdate([TextContent(value)])
     if kind == "reasoning":
@@ -102,17 +108,50 @@ def _full_path(self: ChoiceRecovery, contents: list[AIContent]) -> list[AIConten
     return out
 
 
+def _no_fast_path(patch: pytest.MonkeyPatch) -> None:
+    """Every update through the stages: no run taken inline, no text edited as a string."""
+    patch.setattr(ChoiceRecovery, "process", _full_path)
+    patch.setattr(ChoiceRecovery, "take_passing", lambda self, run, start, *rest: start)
+    patch.setattr(ChoiceRecovery, "edit_text", lambda self, text: None)
+    patch.setattr(ChoiceRecovery, "edit_reasoning", lambda self, text: None)
+
+
 OFFERED = ChatOptions(tools=[ToolDeclaration("get_weather"), ToolDeclaration("f")])
 
 
+class _AsGiven:
+    """Streams its updates as they are: a plain one stays plain, as the wire client makes it
+    (``ScriptedClient`` rebuilds each update from its fields, so none would be)."""
+
+    def __init__(self, updates: list[ChatResponseUpdate]) -> None:
+        self._updates = updates
+
+    async def get_response(self, messages: Any, options: ChatOptions | None = None) -> Any:
+        raise NotImplementedError
+
+    async def get_streaming_response(
+        self, messages: Any, options: ChatOptions | None = None
+    ) -> AsyncIterator[ChatResponseUpdate]:
+        for update in self._updates:
+            yield update
+
+    async def aclose(self) -> None:
+        return None
+
+
 def _run(
-    script: list[ChatResponseUpdate | BaseException],
+    items: list[tuple[str, Any]],
     mode: tuple[str, str, bool],
     options: ChatOptions | None,
 ) -> list[Any]:
+    """The updates ``items`` make (between a role and a finish update) through text recovery:
+    each update's contents and finish reason as the caller sees them."""
+    script = [ChatResponseUpdate(role=ChatRole.ASSISTANT)]
+    script += [_update(kind, value) for kind, value in items]
+    script.append(ChatResponseUpdate(finish_reason=ChatFinishReason.STOP))
     reasoning, tools, edges = mode
     client = TextRecoveryChatClient(
-        ScriptedClient(script),
+        _AsGiven(script),
         reasoning_tags=reasoning,
         text_tool_calls=tools,
         block_whitespace=edges,
@@ -148,6 +187,25 @@ _CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
         ("text", "</tool_call>"),
     ]
 )
+# The same, as the wire client makes its updates (plain: no contents list).
+@example(
+    items=[
+        ("plain text", " x\n"),
+        ("plain text", "```"),
+        ("plain text", "\n<tool_call>"),
+        ("plain text", _CALL),
+        ("plain text", "</tool_call>"),
+    ]
+)
+# The server's reasoning taken a run at a time: its trailing whitespace is still held.
+@example(
+    items=[
+        ("plain reasoning", " the"),
+        ("plain reasoning", " x"),
+        ("plain reasoning", "\n"),
+        ("plain text", " x"),
+    ]
+)
 # A closing fence's run still being counted: the newline after it must close the fence.
 @example(
     items=[
@@ -163,13 +221,10 @@ _CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 def test_fast_path_gives_what_the_full_path_gives(
     mode: tuple[str, str, bool], options: ChatOptions | None, items: list[tuple[str, Any]]
 ) -> None:
-    script: list[ChatResponseUpdate | BaseException] = [ChatResponseUpdate(role=ChatRole.ASSISTANT)]
-    script += [_update(kind, value) for kind, value in items]
-    script.append(ChatResponseUpdate(finish_reason=ChatFinishReason.STOP))
-    fast = _run(script, mode, options)
+    fast = _run(items, mode, options)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ChoiceRecovery, "process", _full_path)
-        full = _run(script, mode, options)
+        _no_fast_path(patch)
+        full = _run(items, mode, options)
     assert fast == full
 
 
@@ -192,11 +247,8 @@ def test_a_fence_opener_followed_by_a_skipped_info_string_still_closes(
     had begun, counted the closing "```" as more of the opening run; the fence never closed
     and a later "<" passed as fenced text where the full path holds it as a possible marker."""
     mode = ("auto", "auto", False)
-    script: list[ChatResponseUpdate | BaseException] = [ChatResponseUpdate(role=ChatRole.ASSISTANT)]
-    script += [_update(kind, value) for kind, value in items]
-    script.append(ChatResponseUpdate(finish_reason=ChatFinishReason.STOP))
-    fast = _run(script, mode, OFFERED)
+    fast = _run(items, mode, OFFERED)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ChoiceRecovery, "process", _full_path)
-        full = _run(script, mode, OFFERED)
+        _no_fast_path(patch)
+        full = _run(items, mode, OFFERED)
     assert fast == full

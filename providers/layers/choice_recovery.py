@@ -32,6 +32,9 @@ from providers.layers.recovery_triggers import (
 __all__ = ["AUTO", "OFF", "ChoiceRecovery", "LimitPassed"]
 
 
+_NONE_PASSES = ("", "", "", "")
+
+
 class ChoiceRecovery(ChoiceStages):
     """The stages of one choice with the fast path in front; see the module docstring."""
 
@@ -85,17 +88,20 @@ class ChoiceRecovery(ChoiceStages):
         choice ``index``, one text of ``kind``), have their texts appended to ``texts``; the
         position of the first update that is not one of them is returned. One call per run
         rather than one per update: the guards are read once, and most runs are all prose."""
+        # A text passes if it holds none of a, b, c, d: "" (in every string) when no text of
+        # this kind may pass now, while empty updates (tool-call fragments') still do.
+        strict = True
         if kind is TextContent:
-            if self._plain is None or self._line_start or not self._edges_in_text:
-                return start
-            a, b, c, d = self._plain
-            strict = True
+            plain = self._plain
+            if plain is None or self._line_start or not self._edges_in_text:
+                plain = _NONE_PASSES
+            a, b, c, d = plain
+        elif not self._server_reasoning or (
+            self._block_whitespace and not self._edges_in_reasoning
+        ):
+            a = b = c = d = ""
         else:
-            if not self._server_reasoning:
-                return start
             strict = self._block_whitespace
-            if strict and not self._edges_in_reasoning:
-                return start
             a = b = c = d = "\x00"  # (reasoning: no trigger; NUL only costs the full path)
         append = texts.append
         for i in range(start, len(run)):

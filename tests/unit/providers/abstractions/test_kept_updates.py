@@ -192,3 +192,18 @@ def test_raw_is_what_was_given_whatever_it_is(value: Any) -> None:
     assert update.raw is value and update.raw is value  # (and reading it changes nothing)
     if not isinstance(value, _LooksLikeATemplate):  # (compared by identity: not after pickle)
         assert pickle.loads(pickle.dumps(update)).raw == value
+
+
+def test_replace_text_keeps_a_plain_update_plain_and_refuses_another() -> None:
+    """``replace_text`` is how text recovery moves whitespace without unfolding an update: the
+    text changes, the update stays plain, ``raw`` stays the server's chunk. An update with a
+    contents list is not plain, and gets a clear error rather than a silent half-edit."""
+    plain = ChatResponseUpdate([TextContent("\n")], raw={"id": "c1"})
+    plain.make_plain()
+    assert plain.plain_text == "\n"
+    plain.replace_text("")
+    assert (plain.plain_text, plain.contents, plain.raw) == ("", [], {"id": "c1"})
+    other = ChatResponseUpdate([TextContent("a"), TextContent("b")])
+    with pytest.raises(ValueError, match="not plain"):
+        other.replace_text("ab")
+    assert other.text == "ab"

@@ -17,11 +17,13 @@ from providers import (
     ChatResponseUpdate,
     FunctionCallContent,
     TextContent,
+    TextReasoningContent,
     TextRecoveryChatClient,
     UsageContent,
     UsageDetails,
 )
 from providers.abstractions.options import ToolDeclaration
+from providers.abstractions.response_update import NO_HEAD
 from providers.layers.choice_recovery import ChoiceRecovery
 from tests.unit.scripted_client import ScriptedClient, collect
 
@@ -132,3 +134,35 @@ async def test_a_second_choice_gets_its_own_recovery() -> None:
     first, second = response.messages
     assert (first.reasoning, first.text) == ("a", "b")
     assert (second.reasoning, second.text) == ("", "plain")
+
+
+def test_the_servers_reasoning_and_calls_make_no_parser_and_prose_lines_neither() -> None:
+    """No parser reads what the server split off (its reasoning, its calls), and prose across
+    lines needs none: only the edges stage is made, and the output is the full path's."""
+    recovery = ChoiceRecovery("auto", "auto", TOOLS, block_whitespace=True)
+    out = recovery.process([TextReasoningContent("\nLet me think.\n")])
+    out += recovery.process([TextContent("\n\nIt is")])
+    out += recovery.process([TextContent(" mild.\nTomorrow")])
+    out += recovery.process([FunctionCallContent("c1", "f", raw_arguments="{}")])
+    assert _made(recovery) == (False, False, True)
+    assert [(type(c).__name__, getattr(c, "text", "call")) for c in out] == [
+        ("TextReasoningContent", "Let me think."),
+        ("TextContent", "It is"),
+        ("TextContent", " mild.\nTomorrow"),
+        ("FunctionCallContent", "call"),
+    ]
+
+
+def test_tool_call_fragments_and_a_runs_prose_are_taken_inline() -> None:
+    """The updates of a server's tool-call fragments carry nothing (plain and empty), and are
+    passed a run at a time even at a line's start, where no text may pass inline: none of
+    them costs an ``edit`` of its own."""
+    recovery = ChoiceRecovery("auto", "auto", TOOLS, block_whitespace=True)
+    fragments = [ChatResponseUpdate.of_text("", NO_HEAD, 0, None) for _ in range(5)]
+    texts: list[str] = []
+    assert recovery.take_passing(fragments, 0, 0, TextContent, texts) == 5
+    prose = [ChatResponseUpdate.of_text(t, NO_HEAD, 0, None) for t in ("It", " is", "\n")]
+    assert recovery.take_passing(prose, 0, 0, TextContent, texts) == 0  # (a line's start)
+    assert recovery.process([TextContent("It")]) == [TextContent("It")]
+    assert recovery.take_passing(prose, 1, 0, TextContent, texts) == 2  # (" is"; "\n" waits)
+    assert texts == [" is"]

@@ -105,20 +105,23 @@ async def read_head_runs(
     held: list[list[ChatResponseUpdate]] = []
     arrived = count = 0  # updates that arrived, and that are held
     empty_held = False
+    started = False  # the server writes output (asked only until it does: it then stays so)
     try:
         with OutputWatch() as watch:
             async for run in runs:
                 kept: list[ChatResponseUpdate] | None = None  # the copy, once one is left out
                 for position, update in enumerate(run):
                     arrived += 1
-                    if update.is_substantive or (
-                        arrived > HELD_OUTPUT_LIMIT and watch.output_started()
-                    ):
+                    substantive = update.is_substantive
+                    nothing = not substantive and carries_nothing(update)
+                    if not started and (nothing or arrived > HELD_OUTPUT_LIMIT):
+                        started = watch.output_started()
+                    if substantive or (arrived > HELD_OUTPUT_LIMIT and started):
                         if kept is not None:
                             kept += run[position:]
                         held.append(run if kept is None else kept)
                         return held, True
-                    if carries_nothing(update) and not watch.output_started():
+                    if nothing and not started:
                         if empty_held:
                             if kept is None:
                                 kept = run[:position]
@@ -145,9 +148,12 @@ async def read_head_runs(
 def carries_nothing(update: ChatResponseUpdate) -> bool:
     """No contents, role, finish reason or properties: an empty delta, a keepalive, a tool-call
     fragment's update (its text is in the wire client's accumulator). Only its ``raw`` says
-    anything; before output starts, the next such update's says the same. (``contents`` is
-    read last: an update that carries nothing has none made yet, and reading them makes an
-    empty list.)"""
+    anything; before output starts, the next such update's says the same. A plain update (one
+    text or nothing, no fields) answers from its text: reading ``contents`` would make it a
+    list and so take it off every later layer's fast path."""
+    text = update.plain_text
+    if text is not None:
+        return not text
     return (
         update.role is None
         and update.finish_reason is None

@@ -27,6 +27,7 @@ from providers import (
     create_chat_client,
 )
 from providers.abstractions.properties import RETRY_ATTEMPTS
+from providers.abstractions.response_update import NO_HEAD
 from providers.layers.fallback import FallbackChatClient
 from providers.layers.stream_head import HELD_OUTPUT_LIMIT, read_head, read_head_runs
 from providers.transport.output_watch import _WATCH, OutputWatch, report_output_progress
@@ -421,3 +422,18 @@ async def test_each_fragment_of_a_call_reaches_the_caller_with_its_raw_chunk(ret
         for call in choice["delta"].get("tool_calls") or ()
     ]
     assert "".join(sent) == '{"city":"Paris"}' == response.tool_calls[0].raw_arguments
+
+
+async def test_fragment_updates_stay_plain_through_the_head() -> None:
+    """A tool call's fragments reach the head reader as plain, empty updates (the wire client
+    makes them so); asking whether they carry anything must not make them lists, or every
+    later layer takes them off its fast path. The head still ends once output is written."""
+    fragments = [ChatResponseUpdate.of_text("", NO_HEAD, 0, None) for _ in range(100)]
+
+    async def runs() -> AsyncIterator[list[ChatResponseUpdate]]:
+        report_output_progress(_Progress(True))
+        yield fragments
+
+    head, more = await read_head_runs(runs())
+    assert more and len(head[0]) == len(fragments)  # (the run that ended it, whole)
+    assert all(update.plain_text == "" for update in fragments)

@@ -48,9 +48,9 @@ class BlockWhitespace:
         for content in contents:
             kind = type(content)
             if kind is TextContent:
-                self._text(content, out)  # type: ignore[arg-type]
+                _keep(content, self.pass_text(content.text), out)  # type: ignore[attr-defined]
             elif kind is TextReasoningContent:
-                self._reasoning(content, out)  # type: ignore[arg-type]
+                _keep(content, self.pass_reasoning(content.text), out)  # type: ignore[attr-defined]
             elif kind is FunctionCallContent:
                 self._held_text = self._held_reasoning = ""
                 self._state = _AFTER_BLOCK
@@ -118,20 +118,14 @@ class BlockWhitespace:
         self._held_reasoning = text[len(body) :]
         return body
 
-    def _text(self, content: TextContent, out: list[AIContent]) -> None:
-        body = self.pass_text(content.text)
-        if body:
-            out.append(
-                content
-                if body is content.text
-                else TextContent(body, additional_properties=content.additional_properties)
-            )
 
-    def _reasoning(self, content: TextReasoningContent, out: list[AIContent]) -> None:
-        body = self.pass_reasoning(content.text)
-        if body:
-            out.append(
-                content
-                if body is content.text
-                else TextReasoningContent(body, additional_properties=content.additional_properties)
-            )
+def _keep(content: AIContent, body: str, out: list[AIContent]) -> None:
+    """``content`` as the edges stage left it: itself if its text is unchanged, a new one of its
+    kind (with its properties) if trimmed, nothing if nothing is left."""
+    text: str = content.text  # type: ignore[attr-defined]
+    if body:
+        out.append(
+            content
+            if body is text
+            else type(content)(body, additional_properties=content.additional_properties)  # type: ignore[call-arg]
+        )

@@ -11,11 +11,7 @@ update's own list (``process``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from providers.abstractions.contents import AIContent, TextContent, TextReasoningContent
-from providers.abstractions.limits import DEFAULT_LIMITS
-from providers.abstractions.options import ToolDeclaration
 from providers.abstractions.response_update import ChatResponseUpdate, TextKind
 from providers.layers.choice_stages import ChoiceStages, LimitPassed
 from providers.layers.recovery_triggers import (
@@ -40,33 +36,14 @@ class ChoiceRecovery(ChoiceStages):
 
     __slots__ = ("_edges_in_reasoning", "_edges_in_text", "_in_block", "_lines", "_plain")
 
-    def __init__(
-        self,
-        reasoning_mode: str,
-        tools_mode: str,
-        tools: Sequence[ToolDeclaration] | None,
-        block_whitespace: bool,
-        *,
-        max_held_bytes: int | None = None,
-        max_calls: int | None = None,
-        max_json_depth: int = DEFAULT_LIMITS.max_json_depth,
-    ) -> None:
-        super().__init__(
-            reasoning_mode,
-            tools_mode,
-            tools,
-            block_whitespace,
-            max_held_bytes=max_held_bytes,
-            max_calls=max_calls,
-            max_json_depth=max_json_depth,
-        )
+    def _fresh_guards(self) -> None:
         # Until the parsers are made, the guards are fresh parsers' (``_update_guards``).
-        tools_mode = self._tools_mode
+        reasoning_mode, tools_mode = self._reasoning_mode, self._tools_mode
         self._plain = fresh_plain(reasoning_mode, tools_mode)
         self._lines = fresh_lines(reasoning_mode, tools_mode) if self._plain else None
         self._in_block: tuple[str, str, str, str] | None = None
         self._edges_in_text = True  # (a fresh edges stage is in text, holding nothing)
-        self._edges_in_reasoning = not block_whitespace
+        self._edges_in_reasoning = not self._block_whitespace
 
     def passes_reasoning(self, text: str) -> bool:
         """Would every stage hand the server's reasoning ``text`` (not empty) on as it is, and

@@ -113,6 +113,11 @@ class ChoiceStages:
         # Whether the tool-call parser stands at a line's start, where a code fence may open:
         # texts that skip the parsers move it, and a parser made later starts from it.
         self._line_start = tools_mode != OFF
+        self._fresh_guards()
+
+    def _fresh_guards(self) -> None:
+        """Where a fast path in front of the stages (``ChoiceRecovery``) sets its guards for
+        stages that have seen nothing yet."""
 
     def _start(self) -> None:
         """Make the parsers: a piece of text or a server field needs more than the guards."""

@@ -24,6 +24,7 @@ from providers.layers.recovery_triggers import (
     lines,
     plain,
 )
+from providers.text_tool_calls.fences import ends_at_line_start
 
 __all__ = ["AUTO", "OFF", "ChoiceRecovery", "LimitPassed"]
 
@@ -159,7 +160,7 @@ class ChoiceRecovery(ChoiceStages):
         split it (only the edges stage trims it): ``None`` before that, for ``process``."""
         if not self._server_reasoning:
             return None
-        if not self._block_whitespace or (self._edges_in_reasoning and not text[-1].isspace()):
+        if self.passes_reasoning(text):
             return text
         edges = self._make_edges()
         assert edges is not None
@@ -182,7 +183,7 @@ class ChoiceRecovery(ChoiceStages):
             return False
         tools = self._tools
         if tools is None:  # (not made yet: its line state is ``_line_start``, no fence run)
-            self._line_start = not text[text.rfind("\n") + 1 :].strip(" \t")
+            self._line_start = ends_at_line_start(text)
             return True
         if not tools.pass_lines(text):
             return False

@@ -13,13 +13,19 @@ into deltas, which the scanner's guarantee (any cutting gives ``parse``'s conten
 
 from __future__ import annotations
 
-__all__ = ["FenceTracker"]
+__all__ = ["FenceTracker", "ends_at_line_start"]
 
 _START = 0  # at the start of a line (blanks seen, if any)
 _RUN = 1  # counting fence characters at the start of a line
 _REST = 2  # in the rest of a line: nothing matters before the next newline
 _TAIL = 3  # after a closing run: only blanks may follow before the newline
 _FENCE_CHARS = "`~"
+
+
+def ends_at_line_start(text: str) -> bool:
+    """Does ``text`` (read from a line's start, or holding a newline) leave the next text at a
+    line's start: nothing but blanks after its last newline?"""
+    return not text[text.rfind("\n") + 1 :].strip(" \t")
 
 
 class FenceTracker:
@@ -60,9 +66,8 @@ class FenceTracker:
         taken in, when a fence run is being counted or has just closed."""
         if self._state in (_RUN, _TAIL):
             return False
-        end = text.rfind("\n")
-        if end >= 0 or self._state == _START:
-            self._state = _REST if text[end + 1 :].strip(" \t") else _START
+        if "\n" in text or self._state == _START:
+            self._state = _START if ends_at_line_start(text) else _REST
         return True
 
     def skip(self, text: str) -> None:
